@@ -1,0 +1,27 @@
+"""The engine: tensors, Functions, the rustworkx graph and backward."""
+
+from .anomaly import detect_anomaly, is_anomaly_enabled
+from .engine import backward, grad
+from .function import Function, Node
+from .gradcheck import GradcheckError, gradcheck
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .graph import Graph, current_graph
+from .tensor import Tensor
+
+__all__ = [
+    "Function",
+    "GradcheckError",
+    "Graph",
+    "Node",
+    "Tensor",
+    "backward",
+    "current_graph",
+    "detect_anomaly",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "is_anomaly_enabled",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]

@@ -1,0 +1,286 @@
+"""Backward: gradients flow over the recorded graph in reverse topological order.
+
+The order comes from the graph: ``rustworkx.ancestors`` of each root, sorted by the nodes'
+creation sequence (inputs always exist before the ops that use them, and rustworkx reuses
+freed indices, so the index is not an order). The loop is iterative, so depth is unlimited.
+Without ``retain_graph`` each node is released as soon as it has run: its saved tensors and
+its links to its inputs go, and with them every intermediate nobody else holds.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import rustworkx as rx
+import torch
+
+from . import graph as _graph
+from .function import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Node, accumulator
+from .grad_mode import state
+from .tensor import Tensor
+
+# References to a gradient inside _accumulate when nobody else holds it: the engine's
+# local, the argument, and getrefcount's own argument. More means it is shared: copy it.
+_UNSHARED_REFCOUNT = 3
+
+
+def backward(
+    tensors: Sequence[Tensor],
+    grad_tensors: Sequence[Tensor | torch.Tensor | None] | None = None,
+    retain_graph: bool = False,
+) -> None:
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``)."""
+    roots, grads = _roots_and_grads(tensors, grad_tensors)
+    run(roots, grads, retain_graph, capture=None)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, leaving every ``.grad`` untouched."""
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if isinstance(grad_outputs, (Tensor, torch.Tensor)):
+        grad_outputs = [grad_outputs]
+    roots, grads = _roots_and_grads(outputs, grad_outputs)
+    capture: dict[Node, list[int]] = {}
+    rxgraph = roots[0][0].rx
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"autograd.grad expects mt.Tensor inputs, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node = t._node if t._node is not None else _existing_accumulator(t) or accumulator(t, rxgraph)
+        capture.setdefault(node, []).append(i)
+    captured: list[torch.Tensor | None] = [None] * len(inputs)
+    run(roots, grads, retain_graph, capture=(capture, inputs, captured))
+    result = []
+    for i, g in enumerate(captured):
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                "One of the differentiated Tensors appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior."
+            )
+        result.append(None if g is None else Tensor._make(g, None))
+    return tuple(result)
+
+
+def _existing_accumulator(t: Tensor):
+    acc = None if t._acc is None else t._acc()
+    return acc if acc is not None and acc.rx is not None else None
+
+
+def _roots_and_grads(tensors, grad_tensors):
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} outputs")
+    roots, grads = [], []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if t.data.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not t.data.is_floating_point():
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.data.dtype}")
+            g = torch.ones_like(t.data)
+        else:
+            g = g.data if isinstance(g, Tensor) else g
+            if not isinstance(g, torch.Tensor):
+                raise TypeError(f"gradient must be a Tensor or None, got {type(g).__name__}")
+            if g.shape != t.data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                    f"has a shape of {t.data.shape}."
+                )
+        node = t._node
+        if node is None:
+            graph = state.graph or _graph.current_graph()
+            node = _existing_accumulator(t) or accumulator(t, graph._rx)
+        elif node.inputs is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        roots.append((node, t._out_nr))
+        grads.append(g)
+    return roots, grads
+
+
+def _ordered_nodes(roots: list[Node]) -> list[Node]:
+    """Every node that gradients from ``roots`` can reach, outputs before inputs."""
+    nodes: dict[Node, None] = {}
+    pending = list(roots)
+    while pending:
+        root = pending.pop()
+        if root in nodes:
+            continue
+        nodes[root] = None
+        rxgraph = root.rx
+        if rxgraph is None:
+            continue
+        for index in rx.ancestors(rxgraph, root.index):
+            node = rxgraph[index]()
+            nodes[node] = None
+            if node.foreign:
+                pending.extend(p for p in node.inputs if p is not None and p.rx is not rxgraph)
+        if root.foreign:
+            pending.extend(p for p in root.inputs if p is not None and p.rx is not rxgraph)
+    order = list(nodes)
+    order.sort(key=_seq, reverse=True)
+    return order
+
+
+def _seq(node: Node) -> int:
+    return node.seq
+
+
+def run(roots: list[tuple[Node, int]], grads: list[torch.Tensor], retain_graph: bool, capture) -> None:
+    for (node, nr), g in zip(roots, grads):
+        _add_grad(node, nr, g)
+    order = _ordered_nodes([node for node, _ in roots])
+    capture_nodes = None if capture is None else capture[0]
+    anomaly = state.anomaly
+    previous_mode = state.grad_enabled
+    state.grad_enabled = False
+    try:
+        _run_in_order(order, retain_graph, capture, capture_nodes, anomaly)
+    except BaseException:
+        for node in order:  # leave no partial gradient behind: the graph stays usable
+            node.grad = None if node.n_outputs == 1 else [None] * node.n_outputs
+        raise
+    finally:
+        state.grad_enabled = previous_mode
+
+
+def _run_in_order(order: list[Node], retain_graph: bool, capture, capture_nodes, anomaly: bool) -> None:
+    for node in order:
+        grad = node.grad
+        if grad is None:
+            if not retain_graph and node.inputs:
+                _release(node)
+            continue
+        node.grad = None
+        inputs = node.inputs
+        if inputs is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        if node.retained is not None:
+            _store_retained(node, grad)
+        if capture_nodes is not None and node in capture_nodes:
+            _capture(node, grad, capture)
+        if type(node) is AccumulateGrad:
+            if capture is None:
+                _accumulate(node, grad)
+            continue
+        if node.n_outputs == 1:
+            out = node.fn.backward(node, grad)
+        else:
+            out = node.fn.backward(node, *_materialize(node, grad))
+        if type(out) is not tuple:
+            out = (out,)
+        if len(out) != len(inputs):
+            raise RuntimeError(
+                f"function {type(node).__name__} returned an incorrect number of gradients "
+                f"(expected {len(inputs)}, got {len(out)})"
+            )
+        if anomaly:
+            _check_finite(node, out)
+        _distribute(node, inputs, out)
+        out = None
+        if not retain_graph:
+            _release(node)
+
+
+def _distribute(node: Node, inputs: tuple, out: tuple) -> None:
+    fixups = node.fixups
+    nrs = node.input_nrs
+    for i, parent in enumerate(inputs):
+        if parent is None:
+            continue
+        g = out[i]
+        if g is None:
+            continue
+        if fixups is not None and fixups[i] is not None:
+            shape, dtype = fixups[i]
+            if g.shape != shape:
+                g = g.sum_to_size(shape)
+            if g.dtype != dtype:
+                g = g.to(dtype)
+        if nrs is None:
+            buffer = parent.grad
+            parent.grad = g if buffer is None else buffer + g
+        else:
+            _add_grad(parent, nrs[i], g)
+
+
+def _add_grad(node: Node, nr: int, g: torch.Tensor) -> None:
+    if node.n_outputs == 1:
+        buffer = node.grad
+        node.grad = g if buffer is None else buffer + g
+    else:
+        buffers = node.grad
+        buffers[nr] = g if buffers[nr] is None else buffers[nr] + g
+
+
+def _materialize(node: Node, grads: list) -> list[torch.Tensor]:
+    """Multi-output nodes get zeros for outputs that received no gradient, as in PyTorch."""
+    node.grad = [None] * node.n_outputs
+    return [
+        torch.zeros(shape, dtype=dtype, device=device) if g is None else g
+        for g, (shape, dtype, device) in zip(grads, node.output_meta)
+    ]
+
+
+def _release(node: Node) -> None:
+    node.inputs = None
+    if node.saved:
+        node.saved = ()
+    _graph.remove_node(node)
+
+
+def _accumulate(acc: AccumulateGrad, g: torch.Tensor) -> None:
+    t = acc.variable()
+    if t is None:
+        return
+    if t._grad is None:
+        if sys.getrefcount(g) > _UNSHARED_REFCOUNT or g._base is not None:
+            g = g.clone()
+        t._grad = Tensor._make(g, None)
+    else:
+        t._grad.data.add_(g)
+    if t._hooks is not None:
+        for hook in t._hooks:
+            hook(t)
+
+
+def _store_retained(node: Node, grad) -> None:
+    for ref in node.retained:
+        t = ref()
+        if t is None:
+            continue
+        g = grad if node.n_outputs == 1 else grad[t._out_nr]
+        if g is None:
+            continue
+        t._grad = Tensor._make(g.clone(), None) if t._grad is None else Tensor._make(t._grad.data + g, None)
+
+
+def _capture(node: Node, grad, capture) -> None:
+    nodes, inputs, captured = capture
+    for i in nodes[node]:
+        g = grad if node.n_outputs == 1 else grad[inputs[i]._out_nr]
+        if g is not None:
+            captured[i] = g
+
+
+def _check_finite(node: Node, out: tuple) -> None:
+    for i, g in enumerate(out):
+        if g is not None and g.is_floating_point() and not bool(torch.isfinite(g).all()):
+            kind = "nan" if bool(torch.isnan(g).any()) else "inf"
+            trace = "".join(node.forward_trace or ["(created outside detect_anomaly)\n"])
+            raise RuntimeError(
+                f"Function '{type(node).__name__}' returned {kind} values in its {i}th output.\n"
+                f"The forward call that created it:\n{trace}"
+            )

@@ -1,0 +1,288 @@
+"""``Function``: one differentiable op, its forward and backward side by side.
+
+``forward`` and ``backward`` work on ``torch.Tensor`` data: ``apply`` unwraps the
+``mt.Tensor`` arguments, runs ``forward`` without any recording, wraps the result, and
+(when some input requires grad and grad mode is on) records a node in the current graph.
+The node is the ``ctx`` that ``forward`` and ``backward`` receive, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import traceback
+import weakref
+
+import torch
+
+from . import graph as _graph
+from .grad_mode import state
+from .tensor import Tensor
+
+_next_seq = itertools.count().__next__
+
+SECOND_BACKWARD_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class Node:
+    """A recorded op: the ``ctx`` of its Function, and a node of the graph.
+
+    It holds the nodes of its inputs strongly and nothing that points forward, so an
+    output's whole history dies with the output. Attributes that few nodes set are class
+    defaults and land in the instance ``__dict__`` only when set.
+    """
+
+    __slots__ = ("inputs", "needs_input_grad", "seq", "rx", "index", "grad", "__dict__", "__weakref__")
+
+    fn: type | None = None  # the Function this node records (set on each per-Function subclass)
+    dot_shape = "box"
+    saved: tuple = ()
+    saved_versions: tuple = ()
+    fixups: tuple | None = None  # per input: (shape, dtype) its gradient must be reduced/cast to
+    input_nrs: tuple | None = None  # per input: which output of a multi-output node it is
+    n_outputs = 1
+    retained: list | None = None  # weak references to outputs that called retain_grad()
+    non_differentiable: frozenset = frozenset()
+    foreign = False  # some input lives in another graph
+    forward_trace: list | None = None  # recorded under detect_anomaly()
+    output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
+
+    def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
+        """Keep ``tensors`` for backward; an in-place change to any of them is caught there."""
+        self.saved = tensors
+        self.saved_versions = tuple(None if t is None else t._version for t in tensors)
+
+    def mark_non_differentiable(self, *outputs: torch.Tensor) -> None:
+        """Declare outputs (e.g. indices) that never carry a gradient."""
+        self.non_differentiable = frozenset(id(t) for t in outputs)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self.inputs is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        saved = self.saved
+        for t, version in zip(saved, self.saved_versions):
+            if t is not None and t._version != version:
+                raise RuntimeError(_modified_message(self, t, version))
+        return saved
+
+    @classmethod
+    def name(cls) -> str:
+        return cls.__name__
+
+    def label(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        """The nodes of this node's inputs (``None`` for inputs that need no gradient)."""
+        return () if self.inputs is None else self.inputs
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+
+def _modified_message(node: Node, t: torch.Tensor, version: int) -> str:
+    owner = _owner_description(t)
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{t.type()} {list(t.shape)}]{owner}, is at version {t._version}; expected "
+        f"version {version} instead. Hint: the op that saved it is {type(node).__name__}; "
+        "enable mt.autograd.detect_anomaly() to see the forward line that created it."
+    )
+
+
+def _owner_description(t: torch.Tensor) -> str:
+    """', which is output 0 of XBackward0' for the live mt.Tensor wrapping ``t``, if any.
+
+    Only used to word an error, so it may afford a scan of the objects referring to ``t``.
+    """
+    import gc
+
+    for owner in gc.get_referrers(t):
+        if isinstance(owner, Tensor) and owner.data is t:
+            if owner._node is None:
+                return ""
+            return f", which is output {owner._out_nr} of {type(owner._node).__name__}"
+    return ""
+
+
+class AccumulateGrad(Node):
+    """The graph node of a leaf: gradients arriving here accumulate into the leaf's ``.grad``.
+
+    It holds its leaf weakly (the leaf holds it weakly too; the consumers' nodes own it).
+    """
+
+    __slots__ = ("variable",)
+    dot_shape = "ellipse"
+
+    def label(self) -> str:
+        t = self.variable()
+        shape = "" if t is None else f"\\n{list(t.data.shape)}"
+        return f"AccumulateGrad{shape}"
+
+
+def accumulator(t: Tensor, rxgraph) -> AccumulateGrad:
+    """The accumulator of leaf ``t`` in ``rxgraph``, created on first use in that graph."""
+    ref = t._acc
+    if ref is not None:
+        acc = ref()
+        if acc is not None and acc.rx is rxgraph:
+            return acc
+    acc = AccumulateGrad()
+    acc.variable = weakref.ref(t)
+    acc.inputs = ()
+    acc.needs_input_grad = ()
+    acc.seq = _next_seq()
+    acc.grad = None
+    _graph.add_node(rxgraph, acc)
+    t._acc = weakref.ref(acc)
+    return acc
+
+
+class _InertContext:
+    """The ``ctx`` of a forward that records nothing: saving is a no-op."""
+
+    def __init__(self, needs_input_grad: tuple) -> None:
+        self.needs_input_grad = needs_input_grad
+
+    def save_for_backward(self, *tensors: object) -> None:
+        pass
+
+    def mark_non_differentiable(self, *outputs: object) -> None:
+        pass
+
+
+class Function:
+    """Base of every differentiable op; subclass it and define ``forward`` and ``backward``.
+
+    >>> import torch, minitorch_rx as mt
+    >>> class Cube(mt.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x ** 3
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         (x,) = ctx.saved_tensors
+    ...         return grad * 3 * x ** 2
+    >>> x = mt.tensor([2.0], requires_grad=True)
+    >>> Cube.apply(x).backward(mt.ones(1)); x.grad.tolist()
+    [12.0]
+    """
+
+    #: Elementwise ops whose inputs broadcast: the engine reduces each gradient to its input's
+    #: shape and dtype, so ``backward`` returns gradients of the output's shape.
+    broadcasting = False
+    _node_cls: type[Node]
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        builtin = cls.__module__.startswith("minitorch_rx.")
+        name = cls.__name__ + ("Backward0" if builtin else "Backward")
+        cls._node_cls = type(name, (Node,), {"__slots__": (), "fn": cls, "__module__": cls.__module__})
+
+    @staticmethod
+    def forward(ctx: Node, *args: object) -> torch.Tensor | tuple:
+        raise NotImplementedError("a Function must define forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx: Node, *grads: torch.Tensor) -> torch.Tensor | tuple | None:
+        raise NotImplementedError("a Function must define backward(ctx, *grads)")
+
+    @classmethod
+    def apply(cls, *args: object) -> Tensor | tuple:
+        datas = []
+        inputs = []
+        recording = False
+        for a in args:
+            if isinstance(a, Tensor):
+                datas.append(a.data)
+                if a._requires_grad:
+                    recording = True
+                    inputs.append(a)
+                    continue
+            else:
+                datas.append(a)
+            inputs.append(None)
+        if not (recording and state.grad_enabled):
+            out = cls.forward(_InertContext((False,) * len(args)), *datas)
+            if type(out) is tuple:
+                return tuple(_wrap_plain(o) for o in out)
+            return _wrap_plain(out)
+        return _record(cls, args, datas, inputs)
+
+
+def _wrap_plain(out: object) -> object:
+    return Tensor._make(out, None) if isinstance(out, torch.Tensor) else out
+
+
+def _record(cls: type[Function], args: tuple, datas: list, inputs: list) -> Tensor | tuple:
+    graph = state.graph or _graph.current_graph()
+    rxgraph = graph._rx
+    node = cls._node_cls()
+    node.needs_input_grad = tuple(a is not None for a in inputs)
+    input_nodes = []
+    input_nrs = None
+    for i, a in enumerate(inputs):
+        if a is None:
+            input_nodes.append(None)
+            continue
+        parent = a._node
+        if parent is None:
+            input_nodes.append(accumulator(a, rxgraph))
+            continue
+        input_nodes.append(parent)
+        if parent.n_outputs != 1:
+            if input_nrs is None:
+                input_nrs = [0] * len(inputs)
+            input_nrs[i] = a._out_nr
+    out = cls.forward(node, *datas)
+    node.inputs = tuple(input_nodes)
+    if input_nrs is not None:
+        node.input_nrs = tuple(input_nrs)
+    node.seq = _next_seq()
+    node.grad = None
+    if type(out) is tuple:
+        result = _wrap_outputs(node, out)
+        first = next((o for o in out if isinstance(o, torch.Tensor)), None)
+    else:
+        result = Tensor._make(out, node)
+        first = out
+    if cls.broadcasting:
+        fixups = [None] * len(inputs)
+        any_fixup = False
+        for i, a in enumerate(inputs):
+            if a is not None:
+                data = a.data
+                if data.shape != first.shape or data.dtype != first.dtype:
+                    fixups[i] = (data.shape, data.dtype)
+                    any_fixup = True
+        if any_fixup:
+            node.fixups = tuple(fixups)
+    if state.anomaly:
+        node.forward_trace = traceback.format_stack()[:-3]
+    _graph.add_node(rxgraph, node)
+    return result
+
+
+def _wrap_outputs(node: Node, outs: tuple) -> tuple:
+    node.n_outputs = len(outs)
+    node.grad = [None] * len(outs)
+    node.output_meta = tuple(
+        (o.shape, o.dtype, o.device) if isinstance(o, torch.Tensor) else ((), None, None) for o in outs
+    )
+    skip = node.non_differentiable
+    wrapped = []
+    for nr, o in enumerate(outs):
+        if not isinstance(o, torch.Tensor):
+            wrapped.append(o)
+        elif id(o) in skip or not (o.is_floating_point() or o.is_complex()):
+            wrapped.append(Tensor._make(o, None))
+        else:
+            wrapped.append(Tensor._make(o, node, nr))
+    return tuple(wrapped)

@@ -1,0 +1,77 @@
+"""Thread-local recording state: whether ops record a graph, and into which one."""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+
+class _State(threading.local):
+    """Per-thread engine state, read by every op (so kept to plain attributes)."""
+
+    def __init__(self) -> None:
+        self.grad_enabled = True
+        self.anomaly = False
+        self.graph = None  # the Graph ops record into; set lazily by autograd.graph
+
+
+state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops record into the graph in this thread."""
+    return state.grad_enabled
+
+
+class _GradModeContext:
+    """Base of the grad-mode switches: a context manager and a function decorator."""
+
+    enabled: bool
+
+    def __enter__(self) -> None:
+        self._previous = state.grad_enabled
+        state.grad_enabled = self.enabled
+
+    def __exit__(self, *exc: object) -> None:
+        state.grad_enabled = self._previous
+
+    def __call__(self, fn):
+        enabled = self.enabled
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            previous = state.grad_enabled
+            state.grad_enabled = enabled
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                state.grad_enabled = previous
+
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Context (or decorator) in which ops record nothing, as ``torch.no_grad``."""
+
+    enabled = False
+
+
+class enable_grad(_GradModeContext):
+    """Context (or decorator) that turns recording back on, as ``torch.enable_grad``."""
+
+    enabled = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Set recording on or off: as a call, or as a context that restores the old mode."""
+
+    def __init__(self, mode: bool) -> None:
+        self.enabled = bool(mode)
+        self._previous = state.grad_enabled
+        state.grad_enabled = self.enabled
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        state.grad_enabled = self._previous

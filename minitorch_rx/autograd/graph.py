@@ -1,0 +1,133 @@
+"""The recorded computation as a ``rustworkx.PyDiGraph``.
+
+Ownership (why nothing here keeps a computation alive): an output tensor holds its node,
+a node holds the nodes of its inputs, and the graph holds only a weak reference per node.
+When a node dies its weak reference's callback removes it from the graph, so dropping an
+output frees its whole graph by reference counting alone.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import rustworkx as rx
+
+from .grad_mode import state
+
+
+class _NodeRef(weakref.ref):
+    """Payload of one graph node: a weak reference that knows where it is stored."""
+
+    __slots__ = ("rx", "index")
+
+
+def _remove_dead_node(ref: _NodeRef) -> None:
+    # A module-level function, not a closure: a closure over the graph would be a cycle.
+    if ref.rx is not None:
+        ref.rx.remove_node(ref.index)
+
+
+def remove_node(node) -> None:
+    """Take a live node out of its graph now (after backward has released it)."""
+    rxgraph = node.rx
+    if rxgraph is not None:
+        ref = rxgraph[node.index]
+        rxgraph.remove_node(node.index)
+        ref.rx = None
+        node.rx = None
+
+
+class Graph:
+    """A recorded computation: nodes are ops (and leaf accumulators), edges run from inputs to outputs.
+
+    ``with mt.Graph() as g:`` records the ops run inside the block into ``g``; outside any such
+    block ops record into a per-thread default graph (``mt.autograd.current_graph()``).
+
+    >>> import minitorch_rx as mt
+    >>> x = mt.ones(3, requires_grad=True)
+    >>> with mt.Graph() as g:
+    ...     y = (x * 2).sum()
+    >>> g.num_nodes(), g.num_edges()
+    (3, 2)
+    """
+
+    __slots__ = ("_rx", "_outer")
+
+    def __init__(self) -> None:
+        self._rx = rx.PyDiGraph(check_cycle=False, multigraph=True)
+        self._outer: list[Graph | None] = []
+
+    @property
+    def rx(self) -> rx.PyDiGraph:
+        """The ``rustworkx.PyDiGraph`` itself (read-only use); payloads are weak references to nodes."""
+        return self._rx
+
+    def num_nodes(self) -> int:
+        return self._rx.num_nodes()
+
+    def num_edges(self) -> int:
+        return self._rx.num_edges()
+
+    def has_cycle(self) -> bool:
+        """Whether the recorded graph has a cycle (it never should: edges follow creation order)."""
+        return not rx.is_directed_acyclic_graph(self._rx)
+
+    def nodes(self) -> list:
+        """The live nodes, in creation order."""
+        nodes = [ref() for ref in self._rx.nodes()]
+        return sorted((n for n in nodes if n is not None), key=_creation_order)
+
+    def clear(self) -> None:
+        """Forget everything recorded so far. Tensors already computed keep their own history."""
+        self._rx = rx.PyDiGraph(check_cycle=False, multigraph=True)
+
+    def to_dot(self) -> str:
+        """Graphviz DOT text: one box per op, one ellipse per leaf, edges from inputs to outputs."""
+        lines = ["digraph minitorch_rx {", "  rankdir=BT;", '  node [fontname="Helvetica"];']
+        for index in self._rx.node_indices():
+            node = self._rx[index]()
+            if node is None:
+                continue
+            lines.append(f'  n{index} [label="{node.label()}", shape={node.dot_shape}];')
+        for source, target in self._rx.edge_list():
+            lines.append(f"  n{source} -> n{target};")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def __enter__(self) -> Graph:
+        self._outer.append(state.graph)
+        state.graph = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        state.graph = self._outer.pop()
+
+    def __repr__(self) -> str:
+        return f"Graph(num_nodes={self.num_nodes()}, num_edges={self.num_edges()})"
+
+
+def _creation_order(node) -> int:
+    return node.seq
+
+
+def current_graph() -> Graph:
+    """The graph ops record into in this thread: the innermost ``with Graph()`` or the default."""
+    graph = state.graph
+    if graph is None:
+        graph = state.graph = Graph()
+    return graph
+
+
+def add_node(rxgraph: rx.PyDiGraph, node) -> None:
+    """Record ``node`` in ``rxgraph`` with edges from its inputs that live in the same graph."""
+    ref = _NodeRef(node, _remove_dead_node)
+    ref.rx = rxgraph
+    index = ref.index = rxgraph.add_node(ref)
+    node.rx = rxgraph
+    node.index = index
+    for parent in node.inputs:
+        if parent is not None:
+            if parent.rx is rxgraph:
+                rxgraph.add_edge(parent.index, index, None)
+            else:
+                node.foreign = True

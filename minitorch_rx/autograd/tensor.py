@@ -1,0 +1,274 @@
+"""``mt.Tensor``: a ``torch.Tensor`` plus the engine's autograd state.
+
+The torch data never requires grad; gradients come from the engine. This file holds the
+tensor's state, metadata and conversions; its ops are attached in ``minitorch_rx/tensor_methods.py``
+from ``minitorch_rx/ops`` (so an op the engine does not define does not exist on the tensor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+_new = object.__new__
+
+
+class Tensor:
+    """An n-dimensional array on torch data whose gradients come from minitorch_rx's engine.
+
+    >>> import minitorch_rx as mt
+    >>> x = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 4., 6.])
+    """
+
+    __slots__ = ("data", "_node", "_requires_grad", "_grad", "_out_nr", "_acc", "_hooks", "__weakref__")
+
+    # ``x.__array_priority__`` makes numpy defer ``ndarray + Tensor`` to ``Tensor.__radd__``.
+    __array_priority__ = 1000
+
+    def __init__(self, data: torch.Tensor, requires_grad: bool = False) -> None:
+        if not isinstance(data, torch.Tensor):
+            raise TypeError(f"mt.Tensor wraps a torch.Tensor, got {type(data).__name__}; use mt.tensor(data)")
+        self.data = data
+        self._node = None
+        self._grad = None
+        self._out_nr = 0
+        self._acc = None
+        self._hooks = None
+        self._requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, data: torch.Tensor, node, out_nr: int = 0) -> Tensor:
+        """Wrap op output ``data`` (no checks: the engine's hot path)."""
+        t = _new(cls)
+        t.data = data
+        t._node = node
+        t._requires_grad = node is not None
+        t._grad = None
+        t._out_nr = out_nr
+        t._acc = None
+        t._hooks = None
+        return t
+
+    # ----------------------------------------------------------------- metadata
+    @property
+    def shape(self) -> torch.Size:
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.data.dim()
+
+    def dim(self) -> int:
+        return self.data.dim()
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.data.dtype
+
+    @property
+    def device(self) -> torch.device:
+        return self.data.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.data.is_cuda
+
+    def size(self, dim: int | None = None) -> torch.Size | int:
+        return self.data.size() if dim is None else self.data.size(dim)
+
+    def numel(self) -> int:
+        return self.data.numel()
+
+    def element_size(self) -> int:
+        return self.data.element_size()
+
+    def is_floating_point(self) -> bool:
+        return self.data.is_floating_point()
+
+    def is_contiguous(self) -> bool:
+        return self.data.is_contiguous()
+
+    def stride(self, dim: int | None = None):
+        return self.data.stride() if dim is None else self.data.stride(dim)
+
+    def __len__(self) -> int:
+        if self.data.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    def __repr__(self) -> str:
+        text = repr(self.data)
+        if self._node is not None:
+            return f"{text[:-1]}, grad_fn=<{type(self._node).__name__}>)"
+        if self._requires_grad:
+            return f"{text[:-1]}, requires_grad=True)"
+        return text
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        return bool(self.data)
+
+    def __float__(self) -> float:
+        return float(self.data)
+
+    def __int__(self) -> int:
+        return int(self.data)
+
+    def __index__(self) -> int:
+        return self.data.__index__()
+
+    def __iter__(self):
+        if self.data.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.data.shape[0]))
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.data.detach().cpu().numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    # -------------------------------------------------------------- conversion
+    def torch(self) -> torch.Tensor:
+        """The underlying ``torch.Tensor``: no copy, no graph."""
+        return self.data
+
+    def numpy(self):
+        return self.data.detach().cpu().numpy()
+
+    def item(self) -> float | int | bool:
+        return self.data.item()
+
+    def tolist(self):
+        return self.data.tolist()
+
+    # ---------------------------------------------------------- autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if self._node is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad and not (self.data.is_floating_point() or self.data.is_complex()):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._node is None
+
+    @property
+    def grad_fn(self):
+        return self._node
+
+    @property
+    def grad(self) -> Tensor | None:
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | torch.Tensor | None) -> None:
+        if value is not None:
+            if isinstance(value, torch.Tensor):
+                value = Tensor(value)
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value.data.shape != self.data.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: grad {list(value.data.shape)}, "
+                    f"tensor {list(self.data.shape)}"
+                )
+            if value.data.dtype != self.data.dtype:
+                raise RuntimeError(
+                    f"assigned grad has data of a different type: grad {value.data.dtype}, tensor {self.data.dtype}"
+                )
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        node = self._node
+        return node is not None and any(ref() is self for ref in node.retained or ())
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
+        node = self._node
+        if node is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        if self.retains_grad:
+            return
+        import weakref
+
+        node.retained = [*(node.retained or ()), weakref.ref(self)]
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> None:
+        """Call ``hook(tensor)`` each time backward has accumulated into this leaf's ``.grad``."""
+        if self._node is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        self._hooks = [*(self._hooks or ()), hook]
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing this tensor's data, outside any graph."""
+        return Tensor._make(self.data, None)
+
+    def detach_(self) -> Tensor:
+        self._node = None
+        self._requires_grad = False
+        return self
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``, as ``torch.Tensor.backward``."""
+        from .engine import backward
+
+        backward([self], None if gradient is None else [gradient], retain_graph)
+
+    # ------------------------------------------------------------ device/dtype
+    def to(self, *args, **kwargs) -> Tensor:
+        from ..ops.shape import to
+
+        return to(self, *args, **kwargs)
+
+    def cpu(self) -> Tensor:
+        return self.to("cpu")
+
+    def cuda(self, device: int | str | None = None) -> Tensor:
+        return self.to("cuda" if device is None else torch.device("cuda", device) if isinstance(device, int) else device)
+
+    def float(self) -> Tensor:
+        return self.to(torch.float32)
+
+    def double(self) -> Tensor:
+        return self.to(torch.float64)
+
+    def half(self) -> Tensor:
+        return self.to(torch.float16)
+
+    def long(self) -> Tensor:
+        return self.to(torch.int64)
+
+    def int(self) -> Tensor:
+        return self.to(torch.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(torch.bool)
+
+    def type(self, dtype=None):
+        return self.data.type() if dtype is None else self.to(dtype)

@@ -1,0 +1,349 @@
+"""Elementwise arithmetic: one Function per op. Broadcasting is undone by the engine."""
+
+from __future__ import annotations
+
+import torch
+
+from ..autograd.function import Function
+from ..autograd.tensor import Tensor
+from .constants import operand
+
+
+def binary(fn: type[Function], a: object, b: object) -> Tensor:
+    """Apply a two-operand op where either operand may be a Python scalar."""
+    if isinstance(a, Tensor):
+        return fn.apply(a, operand(b, a.data))
+    if isinstance(b, Tensor):
+        return fn.apply(operand(a, b.data), b)
+    raise TypeError(f"expected a Tensor operand, got {type(a).__name__} and {type(b).__name__}")
+
+
+class Add(Function):
+    broadcasting = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+class Sub(Function):
+    broadcasting = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a - b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad if ctx.needs_input_grad[1] else None
+
+
+class Mul(Function):
+    broadcasting = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        b, a = ctx.saved_tensors
+        return (grad * b if b is not None else None), (grad * a if a is not None else None)
+
+
+class Div(Function):
+    broadcasting = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        grad_a = grad / b if ctx.needs_input_grad[0] else None
+        grad_b = -grad * a / (b * b) if a is not None else None
+        return grad_a, grad_b
+
+
+class Neg(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return -x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Pow(Function):
+    broadcasting = True
+
+    @staticmethod
+    def forward(ctx, base, exponent):
+        out = base**exponent
+        ctx.save_for_backward(base, exponent, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        base, exponent, out = ctx.saved_tensors
+        need_base, need_exponent = ctx.needs_input_grad
+        grad_base = grad_exponent = None
+        if need_base:
+            if isinstance(exponent, torch.Tensor):
+                grad_base = torch.where(exponent == 0, 0.0, grad * exponent * base ** (exponent - 1))
+            elif exponent == 0:
+                grad_base = torch.zeros_like(grad)
+            else:
+                grad_base = grad * exponent * base ** (exponent - 1)
+        if need_exponent:
+            base = torch.as_tensor(base, dtype=out.dtype, device=out.device)
+            grad_exponent = grad * torch.where((base == 0) & (exponent >= 0), 0.0, out * torch.log(base))
+        return grad_base, grad_exponent
+
+
+class Abs(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.abs()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x.sgn()
+
+
+class Exp(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x.exp()
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * y
+
+
+class Log(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.log()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad / x
+
+
+class Sqrt(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x.sqrt()
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad / (2 * y)
+
+
+class Sin(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.sin()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x.cos()
+
+
+class Cos(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.cos()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return -grad * x.sin()
+
+
+class Clamp(Function):
+    @staticmethod
+    def forward(ctx, x, min, max):
+        ctx.save_for_backward(x)
+        ctx.bounds = (min, max)
+        return x.clamp(min, max)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        low, high = ctx.bounds
+        if low is not None and high is not None:
+            mask = (x >= low) & (x <= high)
+        elif low is not None:
+            mask = x >= low
+        else:
+            mask = x <= high
+        return torch.where(mask, grad, 0.0), None, None
+
+
+class Maximum(Function):
+    broadcasting = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return torch.maximum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return _select_grads(ctx, grad, a, b, a > b)
+
+
+class Minimum(Function):
+    broadcasting = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return torch.minimum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return _select_grads(ctx, grad, a, b, a < b)
+
+
+def _select_grads(ctx, grad, a, b, a_wins):
+    """maximum/minimum: the winner takes the gradient, ties split it evenly (as PyTorch)."""
+    half = grad / 2
+    tie = a == b
+    grad_a = torch.where(tie, half, torch.where(a_wins, grad, 0.0)) if ctx.needs_input_grad[0] else None
+    grad_b = torch.where(tie, half, torch.where(a_wins, 0.0, grad)) if ctx.needs_input_grad[1] else None
+    return grad_a, grad_b
+
+
+class Where(Function):
+    broadcasting = True
+
+    @staticmethod
+    def forward(ctx, condition, a, b):
+        ctx.save_for_backward(condition)
+        return torch.where(condition, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (condition,) = ctx.saved_tensors
+        grad_a = torch.where(condition, grad, 0.0) if ctx.needs_input_grad[1] else None
+        grad_b = torch.where(condition, 0.0, grad) if ctx.needs_input_grad[2] else None
+        return None, grad_a, grad_b
+
+
+# ------------------------------------------------------------------ public functions
+def add(input, other, *, alpha=1) -> Tensor:
+    return binary(Add, input, other if alpha == 1 else other * alpha)
+
+
+def sub(input, other, *, alpha=1) -> Tensor:
+    return binary(Sub, input, other if alpha == 1 else other * alpha)
+
+
+def rsub(input, other) -> Tensor:
+    return binary(Sub, other, input)
+
+
+def mul(input, other) -> Tensor:
+    return binary(Mul, input, other)
+
+
+def div(input, other) -> Tensor:
+    return binary(Div, input, other)
+
+
+def neg(input: Tensor) -> Tensor:
+    return Neg.apply(input)
+
+
+def pow(input, exponent) -> Tensor:
+    if isinstance(input, Tensor) and not isinstance(exponent, (Tensor, torch.Tensor)):
+        return Pow.apply(input, exponent)  # a Python exponent stays a scalar: x ** 2 is exact
+    return binary(Pow, input, exponent)
+
+
+def abs(input: Tensor) -> Tensor:
+    return Abs.apply(input)
+
+
+def exp(input: Tensor) -> Tensor:
+    return Exp.apply(input)
+
+
+def log(input: Tensor) -> Tensor:
+    return Log.apply(input)
+
+
+def sqrt(input: Tensor) -> Tensor:
+    return Sqrt.apply(input)
+
+
+def sin(input: Tensor) -> Tensor:
+    return Sin.apply(input)
+
+
+def cos(input: Tensor) -> Tensor:
+    return Cos.apply(input)
+
+
+def clamp(input: Tensor, min=None, max=None) -> Tensor:
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input
+        if min is not None:
+            out = where(out < min, min, out)
+        if max is not None:
+            out = where(out > max, max, out)
+        return out
+    return Clamp.apply(input, min, max)
+
+
+def maximum(input: Tensor, other) -> Tensor:
+    return binary(Maximum, input, _tensor_operand(other, input))
+
+
+def minimum(input: Tensor, other) -> Tensor:
+    return binary(Minimum, input, _tensor_operand(other, input))
+
+
+def _tensor_operand(value, like):
+    if isinstance(value, (Tensor, torch.Tensor)):
+        return value
+    return torch.tensor(value, dtype=like.data.dtype, device=like.data.device)
+
+
+def where(condition, input, other) -> Tensor:
+    condition = condition.data if isinstance(condition, Tensor) else condition
+    if not isinstance(condition, torch.Tensor) or condition.dtype != torch.bool:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {getattr(condition, 'dtype', type(condition).__name__)}")
+    like = input if isinstance(input, Tensor) else other
+    if not isinstance(like, Tensor):
+        return Tensor._make(torch.where(condition, input, other), None)
+    return Where.apply(condition, operand(input, like.data), operand(other, like.data))

@@ -1,0 +1,136 @@
+"""In-place ops. Under no_grad, or on tensors outside any graph, they are torch's in-place ops on
+the data. While recording, the op is recorded out of place, its result copied into the data (so
+views and the version counter see the change, and saved copies of the old values are caught at
+backward), and the tensor's history moves to the new node, as in PyTorch."""
+
+from __future__ import annotations
+
+import torch
+
+from ..autograd.function import Function
+from ..autograd.grad_mode import state
+from ..autograd.tensor import Tensor
+
+LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def _recording(target: Tensor, args: tuple) -> bool:
+    if not state.grad_enabled:
+        return False
+    if target._requires_grad:
+        if target._node is None:
+            raise RuntimeError(LEAF_MESSAGE)
+        return True
+    return any(isinstance(a, Tensor) and a._requires_grad for a in args)
+
+
+def rebase(target: Tensor, result: Tensor, op: str) -> Tensor:
+    """Make ``target`` hold ``result``'s values (in place) and its history."""
+    data = target.data
+    if result.data.shape != data.shape:
+        raise RuntimeError(
+            f"output with shape {list(data.shape)} doesn't match the broadcast shape {list(result.data.shape)}"
+        )
+    if result.data.dtype != data.dtype and not torch.can_cast(result.data.dtype, data.dtype):
+        raise RuntimeError(f"result type {_name(result.data.dtype)} can't be cast to the desired output type {_name(data.dtype)}")
+    node = result._node
+    if node is not None and any(s is data for s in node.saved):
+        # The new node saved the old values of ``target``: keep a copy, since they are overwritten now.
+        node.save_for_backward(*(s.clone() if s is data else s for s in node.saved))
+    data.copy_(result.data)
+    target._node = node
+    target._out_nr = result._out_nr
+    target._requires_grad = node is not None
+    return target
+
+
+def _name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.").capitalize()
+
+
+def _data(value):
+    return value.data if isinstance(value, Tensor) else value
+
+
+def inplace_binary(target: Tensor, other, out_of_place, torch_method: str) -> Tensor:
+    if _recording(target, (other,)):
+        return rebase(target, out_of_place(target, other), torch_method)
+    getattr(target.data, torch_method)(_data(other))
+    return target
+
+
+class Fill(Function):
+    @staticmethod
+    def forward(ctx, x, value):
+        return torch.full_like(x, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.zeros_like(grad), None
+
+
+class CopyFrom(Function):
+    """The values of ``src`` broadcast to a target's shape, dtype and device (``copy_``)."""
+
+    @staticmethod
+    def forward(ctx, src, shape, dtype, device):
+        ctx.source = (src.shape, src.dtype, src.device)
+        return src.to(device=device, dtype=dtype).expand(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape, dtype, device = ctx.source
+        return grad.sum_to_size(shape).to(device=device, dtype=dtype), None, None, None
+
+
+class IndexPut(Function):
+    """``x[index] = value`` as a value: x's gradient is zero where it was overwritten."""
+
+    @staticmethod
+    def forward(ctx, x, index, value):
+        ctx.index = index
+        ctx.value_shape = value.shape if isinstance(value, torch.Tensor) else None
+        out = x.clone()
+        out[index] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_x = grad_value = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad.clone()
+            grad_x[ctx.index] = 0
+        if ctx.needs_input_grad[2]:
+            grad_value = grad[ctx.index].sum_to_size(ctx.value_shape)
+        return grad_x, None, grad_value
+
+
+def fill_(target: Tensor, value) -> Tensor:
+    if _recording(target, (value,)):
+        if isinstance(value, Tensor):
+            return rebase(target, CopyFrom.apply(value, target.data.shape, target.data.dtype, target.data.device), "fill_")
+        return rebase(target, Fill.apply(target, value), "fill_")
+    target.data.fill_(_data(value))
+    return target
+
+
+def zero_(target: Tensor) -> Tensor:
+    return fill_(target, 0)
+
+
+def copy_(target: Tensor, src) -> Tensor:
+    if _recording(target, (src,)):
+        src = src if isinstance(src, Tensor) else Tensor._make(torch.as_tensor(src), None)
+        return rebase(target, CopyFrom.apply(src, target.data.shape, target.data.dtype, target.data.device), "copy_")
+    target.data.copy_(_data(src) if isinstance(src, (Tensor, torch.Tensor)) else torch.as_tensor(src))
+    return target
+
+
+def setitem(target: Tensor, index, value) -> None:
+    from .shape import _torch_index
+
+    index = _torch_index(index)
+    if _recording(target, (value,)):
+        rebase(target, IndexPut.apply(target, index, value if isinstance(value, Tensor) else _data(value)), "__setitem__")
+        return
+    target.data[index] = _data(value)

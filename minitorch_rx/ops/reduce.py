@@ -1,0 +1,223 @@
+"""Reductions over all dims, one dim or a tuple of dims, with ``keepdim``."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import torch
+
+from ..autograd.function import Function
+from ..autograd.tensor import Tensor
+from .dims import normalize_dim, normalize_dims
+
+#: ``max(dim)`` / ``min(dim)`` results, as ``torch.return_types.max``.
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def _expand_back(grad: torch.Tensor, shape: torch.Size, dims: tuple | None, keepdim: bool) -> torch.Tensor:
+    """Undo a reduction's shape change: put reduced dims back as size 1, then broadcast."""
+    if not keepdim and dims is not None:
+        for d in dims:
+            grad = grad.unsqueeze(d)
+    return grad.expand(shape)
+
+
+def _count(shape: torch.Size, dims: tuple | None) -> int:
+    count = 1
+    for d in range(len(shape)) if dims is None else dims:
+        count *= shape[d]
+    return count
+
+
+class Sum(Function):
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.meta = (x.shape, dims, keepdim)
+        return x.sum() if dims is None and not keepdim else x.sum(dims if dims is not None else tuple(range(x.dim())), keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape, dims, keepdim = ctx.meta
+        return _expand_back(grad, shape, dims, keepdim), None, None
+
+
+class Mean(Function):
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.meta = (x.shape, dims, keepdim)
+        return x.mean() if dims is None and not keepdim else x.mean(dims if dims is not None else tuple(range(x.dim())), keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape, dims, keepdim = ctx.meta
+        return _expand_back(grad / _count(shape, dims), shape, dims, keepdim), None, None
+
+
+class Var(Function):
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        ctx.save_for_backward(x)
+        ctx.meta = (dims, correction, keepdim)
+        return torch.var(x, dims, correction=correction, keepdim=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        dims, correction, keepdim = ctx.meta
+        centered = x - x.mean(dims, keepdim=True)
+        scale = 2.0 / max(_count(x.shape, dims) - correction, 0)
+        return _expand_back(grad, x.shape, dims, keepdim) * centered * scale, None, None, None
+
+
+class Std(Function):
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        y = torch.std(x, dims, correction=correction, keepdim=keepdim)
+        ctx.save_for_backward(x, y)
+        ctx.meta = (dims, correction, keepdim)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        dims, correction, keepdim = ctx.meta
+        centered = x - x.mean(dims, keepdim=True)
+        scale = 1.0 / max(_count(x.shape, dims) - correction, 0)
+        per_std = torch.where(y == 0, 0.0, grad / y)  # PyTorch: no gradient where std is 0
+        return _expand_back(per_std, x.shape, dims, keepdim) * centered * scale, None, None, None
+
+
+class EvenlyDistributedExtremum(Function):
+    """amax/amin and full max/min: the gradient is split evenly among tied extreme values."""
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, largest):
+        all_dims = tuple(range(x.dim())) if dims is None else dims
+        y = (torch.amax if largest else torch.amin)(x, all_dims, keepdim)
+        ctx.save_for_backward(x, y)
+        ctx.meta = (dims, keepdim)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        dims, keepdim = ctx.meta
+        mask = x == _expand_back(y, x.shape, dims, keepdim)
+        count = mask.sum(dims if dims is not None else tuple(range(x.dim())), keepdim=True)
+        return _expand_back(grad, x.shape, dims, keepdim) * mask / count, None, None, None
+
+
+class ExtremumWithIndices(Function):
+    """max(dim)/min(dim): values and indices; the gradient goes to the index, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim, largest):
+        values, indices = (torch.max if largest else torch.min)(x, dim, keepdim)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.meta = (x.shape, dim, keepdim)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        (indices,) = ctx.saved_tensors
+        shape, dim, keepdim = ctx.meta
+        if len(shape) == 0:
+            return grad_values, None, None, None
+        if not keepdim:
+            grad_values = grad_values.unsqueeze(dim)
+            indices = indices.unsqueeze(dim)
+        grad = torch.zeros(shape, dtype=grad_values.dtype, device=grad_values.device)
+        return grad.scatter_(dim, indices, grad_values), None, None, None
+
+
+class LogSumExp(Function):
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        all_dims = tuple(range(x.dim())) if dims is None else dims
+        y = torch.logsumexp(x, all_dims, keepdim)
+        ctx.save_for_backward(x, y)
+        ctx.meta = (dims, keepdim)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        dims, keepdim = ctx.meta
+        weights = torch.exp(x - _expand_back(y, x.shape, dims, keepdim))
+        return _expand_back(grad, x.shape, dims, keepdim) * weights, None, None
+
+
+# ------------------------------------------------------------------ public functions
+def sum(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return Sum.apply(input, normalize_dims(dim, input.data.dim()), keepdim)
+
+
+def mean(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if not (input.data.is_floating_point() or input.data.is_complex()):
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {_dtype_name(input.data.dtype)}"
+        )
+    return Mean.apply(input, normalize_dims(dim, input.data.dim()), keepdim)
+
+
+def _correction(unbiased: bool | None, correction: float | None) -> float:
+    if correction is not None:
+        return correction
+    return 0 if unbiased is False else 1
+
+
+def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
+    return Var.apply(input, normalize_dims(dim, input.data.dim()), _correction(unbiased, correction), keepdim)
+
+
+def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
+    return Std.apply(input, normalize_dims(dim, input.data.dim()), _correction(unbiased, correction), keepdim)
+
+
+def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input.data.dim()), keepdim, True)
+
+
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input.data.dim()), keepdim, False)
+
+
+def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
+    if dim is None:
+        if input.data.numel() == 0:
+            name = "max" if largest else "min"
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return EvenlyDistributedExtremum.apply(input, None, False, largest)
+    values, indices = ExtremumWithIndices.apply(input, normalize_dim(dim, input.data.dim()), keepdim, largest)
+    return ValuesIndices(values, indices)
+
+
+def max(input: Tensor, dim: int | None = None, keepdim: bool = False):
+    """The largest value; with ``dim``, ``(values, indices)`` along it."""
+    return _extremum(input, dim, keepdim, True)
+
+
+def min(input: Tensor, dim: int | None = None, keepdim: bool = False):
+    """The smallest value; with ``dim``, ``(values, indices)`` along it."""
+    return _extremum(input, dim, keepdim, False)
+
+
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    return LogSumExp.apply(input, normalize_dims(dim, input.data.dim()), keepdim)
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return Tensor._make(torch.argmax(input.data, dim, keepdim), None)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return Tensor._make(torch.argmin(input.data, dim, keepdim), None)
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.").capitalize()
