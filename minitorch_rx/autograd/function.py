@@ -54,7 +54,7 @@ class Node:
     def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
         """Keep ``tensors`` for backward; an in-place change to any of them is caught there."""
         self.saved = tensors
-        self.saved_versions = tuple(None if t is None else t._version for t in tensors)
+        self.saved_versions = tuple(t._version if isinstance(t, torch.Tensor) else None for t in tensors)
 
     def mark_non_differentiable(self, *outputs: torch.Tensor) -> None:
         """Declare outputs (e.g. indices) that never carry a gradient."""
@@ -66,7 +66,7 @@ class Node:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         saved = self.saved
         for t, version in zip(saved, self.saved_versions):
-            if t is not None and t._version != version:
+            if version is not None and t._version != version:
                 raise RuntimeError(_modified_message(self, t, version))
         return saved
 
