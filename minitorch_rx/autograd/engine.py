@@ -159,19 +159,19 @@ def run(roots: list[tuple[Node, int]], grads: list[torch.Tensor], retain_graph: 
 def _run_in_order(order: list[Node], retain_graph: bool, capture, capture_nodes, anomaly: bool) -> None:
     for node in order:
         grad = node.grad
+        inputs = node.inputs
         if grad is None:
-            if not retain_graph and node.inputs:
+            if inputs and not retain_graph:
                 _release(node)
             continue
         node.grad = None
-        inputs = node.inputs
         if inputs is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         if node.retained is not None:
             _store_retained(node, grad)
         if capture_nodes is not None and node in capture_nodes:
             _capture(node, grad, capture)
-        if type(node) is AccumulateGrad:
+        if not inputs:  # a leaf's accumulator
             if capture is None:
                 _accumulate(node, grad)
             continue
@@ -179,6 +179,7 @@ def _run_in_order(order: list[Node], retain_graph: bool, capture, capture_nodes,
             out = node.fn.backward(node, grad)
         else:
             out = node.fn.backward(node, *_materialize(node, grad))
+        grad = None
         if type(out) is not tuple:
             out = (out,)
         if len(out) != len(inputs):
@@ -188,10 +189,19 @@ def _run_in_order(order: list[Node], retain_graph: bool, capture, capture_nodes,
             )
         if anomaly:
             _check_finite(node, out)
-        _distribute(node, inputs, out)
-        out = None
+        if node.fixups is None and node.input_nrs is None:
+            for parent, g in zip(inputs, out):
+                if parent is not None and g is not None:
+                    buffer = parent.grad
+                    parent.grad = g if buffer is None else buffer + g
+        else:
+            _distribute(node, inputs, out)
+        out = g = None
         if not retain_graph:
-            _release(node)
+            node.inputs = None
+            if node.saved:
+                node.saved = ()
+            _graph.remove_node(node)
 
 
 def _distribute(node: Node, inputs: tuple, out: tuple) -> None:

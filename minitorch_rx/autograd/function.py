@@ -16,7 +16,10 @@ import torch
 
 from . import graph as _graph
 from .grad_mode import state
+from .graph import _NodeRef, _remove_dead_node
 from .tensor import Tensor
+
+_new_tensor = object.__new__
 
 _next_seq = itertools.count().__next__
 
@@ -52,9 +55,13 @@ class Node:
     output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
 
     def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
-        """Keep ``tensors`` for backward; an in-place change to any of them is caught there."""
+        """Keep ``tensors`` for backward; an in-place change to any of them is caught there.
+        Python scalars pass through (ops on them save the scalar operand)."""
         self.saved = tensors
-        self.saved_versions = tuple(t._version if isinstance(t, torch.Tensor) else None for t in tensors)
+        try:
+            self.saved_versions = [None if t is None else t._version for t in tensors]
+        except AttributeError:
+            self.saved_versions = [t._version if isinstance(t, torch.Tensor) else None for t in tensors]
 
     def mark_non_differentiable(self, *outputs: torch.Tensor) -> None:
         """Declare outputs (e.g. indices) that never carry a gradient."""
@@ -147,8 +154,8 @@ def accumulator(t: Tensor, rxgraph) -> AccumulateGrad:
 class _InertContext:
     """The ``ctx`` of a forward that records nothing: saving is a no-op."""
 
-    def __init__(self, needs_input_grad: tuple) -> None:
-        self.needs_input_grad = needs_input_grad
+    def __init__(self, args: tuple) -> None:
+        self.needs_input_grad = (False,) * len(args)
 
     def save_for_backward(self, *tensors: object) -> None:
         pass
@@ -196,78 +203,132 @@ class Function:
 
     @classmethod
     def apply(cls, *args: object) -> Tensor | tuple:
-        datas = []
-        inputs = []
-        recording = False
-        for a in args:
-            if isinstance(a, Tensor):
-                datas.append(a.data)
-                if a._requires_grad:
-                    recording = True
-                    inputs.append(a)
-                    continue
-            else:
-                datas.append(a)
-            inputs.append(None)
-        if not (recording and state.grad_enabled):
-            out = cls.forward(_InertContext((False,) * len(args)), *datas)
-            if type(out) is tuple:
-                return tuple(_wrap_plain(o) for o in out)
-            return _wrap_plain(out)
-        return _record(cls, args, datas, inputs)
+        if state.grad_enabled:
+            for a in args:
+                if isinstance(a, Tensor) and a._requires_grad:
+                    return _record(cls, args)
+        out = cls.forward(_InertContext(args), *[a.data if isinstance(a, Tensor) else a for a in args])
+        if type(out) is tuple:
+            return tuple(Tensor._make(o, None) if isinstance(o, torch.Tensor) else o for o in out)
+        return Tensor._make(out, None)
 
-
-def _wrap_plain(out: object) -> object:
-    return Tensor._make(out, None) if isinstance(out, torch.Tensor) else out
-
-
-def _record(cls: type[Function], args: tuple, datas: list, inputs: list) -> Tensor | tuple:
-    graph = state.graph or _graph.current_graph()
-    rxgraph = graph._rx
-    node = cls._node_cls()
-    node.needs_input_grad = tuple(a is not None for a in inputs)
-    input_nodes = []
-    input_nrs = None
-    for i, a in enumerate(inputs):
-        if a is None:
-            input_nodes.append(None)
-            continue
-        parent = a._node
+    @classmethod
+    def apply1(cls, x: Tensor, *params: object) -> Tensor:
+        """``apply`` for the common case of one tensor input ``x`` followed by plain parameters
+        (Python values or constants that never require grad and never broadcast ``x``); single
+        output. The hot path of unary ops and of ops with a scalar operand."""
+        if type(x) is not Tensor and not isinstance(x, Tensor):
+            raise TypeError(f"{cls.__name__}: expected a Tensor, got {type(x).__name__}")
+        if not (x._requires_grad and state.grad_enabled):
+            return Tensor._make(cls.forward(_InertContext(params + (x,)), x.data, *params), None)
+        state_ = state
+        rxgraph = (state_.graph or _graph.current_graph())._rx
+        node = cls._node_cls()
+        parent = x._node
         if parent is None:
-            input_nodes.append(accumulator(a, rxgraph))
-            continue
-        input_nodes.append(parent)
-        if parent.n_outputs != 1:
-            if input_nrs is None:
-                input_nrs = [0] * len(inputs)
-            input_nrs[i] = a._out_nr
+            parent = accumulator(x, rxgraph)
+        elif parent.n_outputs != 1:
+            node.input_nrs = (x._out_nr, *_NO_INPUTS[len(params)])
+        node.needs_input_grad = _FIRST_INPUT_ONLY[len(params)]
+        out = cls.forward(node, x.data, *params)
+        node.inputs = (parent, *_NO_INPUTS[len(params)])
+        node.seq = _next_seq()
+        node.grad = None
+        result = _new_tensor(Tensor)
+        result.data = out
+        result._node = node
+        result._requires_grad = True
+        result._grad = None
+        result._out_nr = 0
+        result._acc = None
+        result._hooks = None
+        if state_.anomaly:
+            node.forward_trace = traceback.format_stack()[:-2]
+        ref = _NodeRef(node, _remove_dead_node)
+        ref.rx = node.rx = rxgraph
+        index = ref.index = node.index = rxgraph.add_node(ref)
+        if parent.rx is rxgraph:
+            rxgraph.add_edge(parent.index, index, None)
+        else:
+            node.foreign = True
+        return result
+
+
+_NO_INPUTS = [(None,) * n for n in range(16)]
+_FIRST_INPUT_ONLY = [(True,) + (False,) * n for n in range(16)]
+
+
+def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
+    """Run ``cls.forward`` on the data of ``args`` and record its node (some arg requires grad)."""
+    state_ = state
+    rxgraph = (state_.graph or _graph.current_graph())._rx
+    node = cls._node_cls()
+    datas = []
+    parents = []
+    needs = []
+    for a in args:
+        if isinstance(a, Tensor):
+            datas.append(a.data)
+            if a._requires_grad:
+                parent = a._node
+                if parent is None:
+                    parent = accumulator(a, rxgraph)
+                elif parent.n_outputs != 1:
+                    node.input_nrs = (*(node.input_nrs or (0,) * len(parents)), a._out_nr)
+                parents.append(parent)
+                needs.append(True)
+                continue
+        else:
+            datas.append(a)
+        if node.input_nrs is not None:
+            node.input_nrs += (0,)
+        parents.append(None)
+        needs.append(False)
+    node.needs_input_grad = tuple(needs)
     out = cls.forward(node, *datas)
-    node.inputs = tuple(input_nodes)
-    if input_nrs is not None:
-        node.input_nrs = tuple(input_nrs)
+    node.inputs = tuple(parents)
     node.seq = _next_seq()
     node.grad = None
     if type(out) is tuple:
         result = _wrap_outputs(node, out)
-        first = next((o for o in out if isinstance(o, torch.Tensor)), None)
     else:
-        result = Tensor._make(out, node)
-        first = out
-    if cls.broadcasting:
-        fixups = [None] * len(inputs)
-        any_fixup = False
-        for i, a in enumerate(inputs):
-            if a is not None:
-                data = a.data
-                if data.shape != first.shape or data.dtype != first.dtype:
-                    fixups[i] = (data.shape, data.dtype)
-                    any_fixup = True
-        if any_fixup:
-            node.fixups = tuple(fixups)
-    if state.anomaly:
+        result = _new_tensor(Tensor)
+        result.data = out
+        result._node = node
+        result._requires_grad = True
+        result._grad = None
+        result._out_nr = 0
+        result._acc = None
+        result._hooks = None
+        if cls.broadcasting:
+            _record_fixups(node, args, out)
+    if state_.anomaly:
         node.forward_trace = traceback.format_stack()[:-3]
-    _graph.add_node(rxgraph, node)
+    # Record in the graph (inlined graph.add_node: this is every op's hot path).
+    ref = _NodeRef(node, _remove_dead_node)
+    ref.rx = node.rx = rxgraph
+    index = ref.index = node.index = rxgraph.add_node(ref)
+    for parent in parents:
+        if parent is not None:
+            if parent.rx is rxgraph:
+                rxgraph.add_edge(parent.index, index, None)
+            else:
+                node.foreign = True
     return result
+
+
+def _record_fixups(node: Node, args: tuple, out: torch.Tensor) -> None:
+    """Note the inputs whose gradient must be summed or cast back to their own shape/dtype."""
+    fixups = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a._requires_grad:
+            data = a.data
+            if data.shape != out.shape or data.dtype != out.dtype:
+                if fixups is None:
+                    fixups = [None] * len(args)
+                fixups[i] = (data.shape, data.dtype)
+    if fixups is not None:
+        node.fixups = tuple(fixups)
 
 
 def _wrap_outputs(node: Node, outs: tuple) -> tuple:

@@ -1,0 +1,130 @@
+"""What is freed when, with the cycle collector disabled: reference counting alone must free
+every intermediate, node and graph entry (the engine creates no reference cycles)."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+
+import pytest
+import torch
+
+import minitorch_rx as mt
+from minitorch_rx.autograd.function import Node
+
+
+@pytest.fixture(autouse=True)
+def no_cycle_collector():
+    gc.collect()
+    gc.disable()
+    yield
+    gc.enable()
+
+
+def live_nodes() -> int:
+    return sum(issubclass(type(o), Node) for o in gc.get_objects())
+
+
+def mlp_step(x, w1, w2):
+    h = (x @ w1).relu()
+    return (h @ w2).log_softmax(1).sum()
+
+
+def params():
+    return mt.randn(8, 16, requires_grad=True), mt.randn(16, 4, requires_grad=True)
+
+
+def test_backward_frees_saved_tensors_and_nodes():
+    w1, w2 = params()
+    x = mt.randn(5, 8)
+    with mt.Graph() as g:
+        loss = mlp_step(x, w1, w2)
+    inputs = {id(t.torch()) for t in (x, w1, w2)}
+    saved = [weakref.ref(t) for node in g.nodes() for t in node.saved if isinstance(t, torch.Tensor) and id(t) not in inputs]
+    assert saved and all(r() is not None for r in saved)
+    loss.backward()
+    assert all(r() is None for r in saved)
+    assert g.num_nodes() == 0
+    del loss
+    assert live_nodes() == 0
+
+
+def test_dropped_output_frees_its_graph_without_backward():
+    w1, w2 = params()
+    x = mt.randn(5, 8)
+    with mt.Graph() as g:
+        loss = mlp_step(x, w1, w2)
+        hidden = weakref.ref(loss.grad_fn.next_functions[0])
+    assert g.num_nodes() > 0
+    del loss
+    assert hidden() is None
+    assert g.num_nodes() == 0
+    assert live_nodes() == 0
+
+
+def test_intermediate_tensor_dies_with_backward():
+    x = mt.randn(4, requires_grad=True)
+    h = x.exp()
+    ref = weakref.ref(h.torch())
+    y = (h * 2).sum()
+    del h
+    assert ref() is not None  # saved by ExpBackward0
+    y.backward()
+    assert ref() is None
+
+
+def test_repeated_forward_passes_without_backward_stay_flat():
+    w1, w2 = params()
+    x = mt.randn(5, 8)
+    graph = mt.autograd.current_graph()
+    for _ in range(50):
+        mlp_step(x, w1, w2)
+    assert live_nodes() == 0
+    assert graph.num_nodes() == 0
+
+
+def test_training_steps_leave_only_the_last_graph():
+    w1, w2 = params()
+    x = mt.randn(5, 8)
+    for _ in range(20):
+        loss = mlp_step(x, w1, w2)
+        loss.backward()
+        with mt.no_grad():
+            w1 -= 0.01 * w1.grad
+            w2 -= 0.01 * w2.grad
+        w1.grad = w2.grad = None
+    del loss
+    assert live_nodes() == 0
+    assert mt.autograd.current_graph().num_nodes() == 0
+
+
+def test_exception_in_the_middle_of_a_forward_leaks_nothing():
+    w1, w2 = params()
+    before = len(gc.get_objects())
+    for _ in range(10):
+        with pytest.raises(RuntimeError):
+            h = (mt.randn(5, 8) @ w1).relu()
+            h @ mt.randn(5, 4)  # shapes do not match
+        del h
+    assert live_nodes() == 0
+    assert len(gc.get_objects()) <= before + 50
+
+
+def test_backward_through_a_100k_op_chain_at_the_default_recursion_limit():
+    assert sys.getrecursionlimit() <= 1000 + 100
+    x = mt.ones(2, requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_dropping_a_100k_op_chain_without_backward():
+    x = mt.ones(2, requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y + 1.0
+    del y
+    assert live_nodes() == 0
