@@ -1,0 +1,77 @@
+"""``linear``: ``input @ weight.T + bias`` as one fused op.
+
+Leading batch dims are folded into one 2-D product (``addmm``/``mm``): a 2-D by 3-D
+``torch.matmul`` is a decomposition whose backward copies heavily (see shared/DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..autograd.function import Function
+from ..autograd.tensor import Tensor
+from .shape import squeeze, unsqueeze
+
+
+class Linear(Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        need_x, need_weight, _ = ctx.needs_input_grad
+        rows = x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
+        ctx.save_for_backward(rows if need_weight else None, weight if need_x else None)
+        ctx.shapes = (x.shape, None if bias is None else bias.shape)
+        if bias is None:
+            out = torch.mm(rows, weight.t())
+        else:
+            out = torch.addmm(bias, rows, weight.t())
+        return out.view(*x.shape[:-1], weight.shape[0])
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows, weight = ctx.saved_tensors
+        x_shape, bias_shape = ctx.shapes
+        grad_rows = grad.reshape(-1, grad.shape[-1])
+        grad_x = grad_weight = grad_bias = None
+        if weight is not None:
+            grad_x = torch.mm(grad_rows, weight).view(x_shape)
+        if rows is not None:
+            grad_weight = torch.mm(grad_rows.t(), rows)
+        if ctx.needs_input_grad[2]:
+            grad_bias = grad_rows.sum(0).sum_to_size(bias_shape)
+        return grad_x, grad_weight, grad_bias
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` for ``input`` of shape ``(*, in_features)``.
+
+    ``weight`` is ``(out_features, in_features)`` (or ``(in_features,)``, giving an output without
+    the feature dim), ``bias`` is ``(out_features,)`` or broadcastable to it. The output is
+    ``(*, out_features)``. Raises ``RuntimeError`` when the feature sizes differ, in PyTorch's
+    words: ``mat1 and mat2 shapes cannot be multiplied (3x4 and 5x6)``.
+
+    >>> import minitorch_rx as mt
+    >>> linear(mt.ones(2, 3), mt.ones(4, 3), mt.zeros(4)).shape
+    torch.Size([2, 4])
+    """
+    x_dims, w_dims = input.data.dim(), weight.data.dim()
+    if x_dims == 0 or w_dims == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {x_dims}D and {w_dims}D"
+        )
+    if w_dims > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {w_dims}D")
+    if w_dims == 1:
+        if bias is not None:
+            raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
+        return squeeze(linear(input, unsqueeze(weight, 0)), -1)
+    in_features = input.data.shape[-1]
+    if in_features != weight.data.shape[1]:
+        rows = math.prod(input.data.shape[:-1])
+        out_features, weight_in = weight.data.shape
+        raise RuntimeError(
+            "mat1 and mat2 shapes cannot be multiplied "
+            f"({rows}x{in_features} and {weight_in}x{out_features})"
+        )
+    return Linear.apply(input, weight, bias)

@@ -1,0 +1,447 @@
+"""Losses as fused ops on torch's kernels.
+
+``cross_entropy`` is one op: ``log_softmax`` and ``nll_loss`` forward kernels, then
+``nll_loss_backward`` and ``_log_softmax_backward_data`` in backward, with label smoothing
+folded in; inputs with extra dims ``(N, C, d1, ..., dk)`` go through the 2-D-spatial kernels
+viewed as ``(N, C, 1, d1 * ... * dk)``, as PyTorch does. Argument checks and their wording
+follow PyTorch's ``nll_loss_nd`` and ``cross_entropy``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import torch
+import torch.nn.functional as torch_functional
+
+from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.tensor import Tensor
+
+aten = torch.ops.aten
+
+NONE, MEAN, SUM = 0, 1, 2
+_REDUCTIONS = {"none": NONE, "mean": MEAN, "sum": SUM}
+
+
+def _reduction(reduction: str) -> int:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _reduce(loss: torch.Tensor, reduction: int) -> torch.Tensor:
+    if reduction == MEAN:
+        return loss.mean()
+    return loss.sum() if reduction == SUM else loss
+
+
+def _output_grad(grad: torch.Tensor, reduction: int, count: int | torch.Tensor) -> torch.Tensor:
+    """The gradient reaching each element of an unreduced loss of ``count`` elements."""
+    return grad / count if reduction == MEAN else grad
+
+
+def _to_input(grad: torch.Tensor, meta: tuple[torch.Size, torch.dtype]) -> torch.Tensor:
+    """Undo broadcasting and type promotion: ``grad`` reduced to an input's ``(shape, dtype)``."""
+    shape, dtype = meta
+    if grad.shape != shape:
+        grad = grad.sum_to_size(shape)
+    return grad if grad.dtype == dtype else grad.to(dtype)
+
+
+def _not_differentiable(tensor: Tensor | None, function: str, argument: str) -> None:
+    """PyTorch's refusal of an input that requires grad but has no gradient formula."""
+    if tensor is not None and tensor.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"The function '{function}' is not differentiable with respect to argument "
+            f"'{argument}'. This input cannot have requires_grad True."
+        )
+
+
+# ------------------------------------------------------------------ negative log likelihood
+def _spatial_views(logp: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(N, C, d1..dk)`` log-probabilities, ``(N, d1..dk)`` targets: views for the 2-D kernels."""
+    logp, target = logp.contiguous(), target.contiguous()  # the 2-D kernels need contiguous data
+    if logp.dim() == 4:
+        return logp, target
+    n, c = logp.shape[:2]
+    length = math.prod(logp.shape[2:])
+    return logp.view(n, c, 1, length), target.view(n, 1, length)
+
+
+def _nll_forward(logp, target, weight, reduction: int, ignore_index: int):
+    """``(loss, total_weight)`` from torch's nll_loss kernel for the rank of ``logp``."""
+    if logp.dim() <= 2:
+        return aten.nll_loss_forward(logp, target, weight, reduction, ignore_index)
+    logp4, target3 = _spatial_views(logp, target)
+    loss, total_weight = aten.nll_loss2d_forward(logp4, target3, weight, reduction, ignore_index)
+    return (loss.view(target.shape) if reduction == NONE else loss), total_weight
+
+
+def _nll_backward(grad, logp, target, weight, reduction: int, ignore_index: int, total_weight):
+    if logp.dim() <= 2:
+        return aten.nll_loss_backward(
+            grad, logp, target, weight, reduction, ignore_index, total_weight
+        )
+    logp4, target3 = _spatial_views(logp, target)
+    if reduction == NONE:
+        grad = grad.reshape(target3.shape)
+    grad_logp = aten.nll_loss2d_backward(
+        grad, logp4, target3, weight, reduction, ignore_index, total_weight
+    )
+    return grad_logp.view(logp.shape)
+
+
+class NLLLoss(Function):
+    @staticmethod
+    def forward(ctx, logp, target, weight, reduction, ignore_index):
+        loss, total_weight = _nll_forward(logp, target, weight, reduction, ignore_index)
+        ctx.save_for_backward(logp, target, weight, total_weight)
+        ctx.options = (reduction, ignore_index)
+        return loss
+
+    @staticmethod
+    def backward(ctx, grad):
+        logp, target, weight, total_weight = ctx.saved_tensors
+        reduction, ignore_index = ctx.options
+        grad_logp = _nll_backward(grad, logp, target, weight, reduction, ignore_index, total_weight)
+        return grad_logp, None, None, None, None
+
+
+def _check_class_target(input: Tensor, target: Tensor) -> None:
+    """PyTorch's ``nll_loss_nd`` checks of a class-index target against its input."""
+    dims = input.data.dim()
+    if dims < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {dims})")
+    batch = target.data.shape[0] if target.data.dim() > 0 else 0
+    if dims != 1 and input.data.shape[0] != batch:
+        raise ValueError(
+            f"Expected input batch_size ({input.data.shape[0]}) "
+            f"to match target batch_size ({batch})."
+        )
+    if dims == 3 or dims > 4:
+        expected = [input.data.shape[0], *input.data.shape[2:]]
+        if list(target.data.shape) != expected:
+            raise RuntimeError(f"Expected target size {expected}, got {list(target.data.shape)}")
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log likelihood of class indices ``target`` under log-probabilities ``input``.
+
+    Shapes: ``input`` ``(C,)``, ``(N, C)`` or ``(N, C, d1, ..., dk)``; ``target`` (int64)
+    ``()``, ``(N,)`` or ``(N, d1, ..., dk)``; ``weight`` ``(C,)`` rescales each class (not
+    differentiable). Targets equal to ``ignore_index`` contribute nothing; ``'mean'`` divides
+    by the total weight of the others. Raises ``IndexError`` ("Target 7 is out of bounds.") for
+    a class out of range and ``ValueError``/``RuntimeError`` for mismatched shapes.
+
+    >>> import minitorch_rx as mt
+    >>> nll_loss(mt.tensor([[-1.0, -2.0], [-3.0, -4.0]]), mt.tensor([0, 1])).item()
+    2.5
+    """
+    reduction_enum = _reduction(reduction)
+    _check_class_target(input, target)
+    _not_differentiable(weight, "nll_loss_forward", "weight")
+    return NLLLoss.apply(input, target, weight, reduction_enum, ignore_index)
+
+
+# ------------------------------------------------------------------------- cross entropy
+def _class_view(weight: torch.Tensor, dims: int, class_dim: int) -> torch.Tensor:
+    """A ``(C,)`` per-class tensor shaped to broadcast along ``class_dim`` of a ``dims``-D input."""
+    return weight.view(-1, *([1] * (dims - class_dim - 1)))
+
+
+class CrossEntropy(Function):
+    """Class-index targets: log_softmax, nll_loss and label smoothing in one op."""
+
+    @staticmethod
+    def forward(ctx, x, target, weight, reduction, ignore_index, label_smoothing):
+        class_dim = 0 if x.dim() == 1 else 1
+        logp = torch.log_softmax(x, class_dim)
+        loss, total_weight = _nll_forward(logp, target, weight, reduction, ignore_index)
+        if label_smoothing > 0:
+            # PyTorch's formula: each class also gets label_smoothing / C of the target's mass.
+            weighted = logp if weight is None else logp * _class_view(weight, x.dim(), class_dim)
+            smooth = -weighted.sum(class_dim).masked_fill_(target == ignore_index, 0.0)
+            smooth = (
+                smooth.sum() / total_weight if reduction == MEAN else _reduce(smooth, reduction)
+            )
+            loss = (1 - label_smoothing) * loss + smooth * (label_smoothing / x.shape[class_dim])
+        ctx.save_for_backward(logp, target, weight, total_weight)
+        ctx.options = (class_dim, reduction, ignore_index, label_smoothing)
+        return loss
+
+    @staticmethod
+    def backward(ctx, grad):
+        logp, target, weight, total_weight = ctx.saved_tensors
+        class_dim, reduction, ignore_index, label_smoothing = ctx.options
+        nll_grad = grad * (1 - label_smoothing) if label_smoothing > 0 else grad
+        grad_logp = _nll_backward(
+            nll_grad, logp, target, weight, reduction, ignore_index, total_weight
+        )
+        if label_smoothing > 0:
+            per_sample = grad.unsqueeze(class_dim) if reduction == NONE else grad
+            per_sample = _output_grad(per_sample, reduction, total_weight)
+            keep = (target != ignore_index).unsqueeze(class_dim)
+            # where, not a product: ignored entries get exactly 0 even when the mean divides by 0
+            smooth = torch.where(keep, per_sample * (-label_smoothing / logp.shape[class_dim]), 0.0)
+            if weight is not None:
+                smooth = smooth * _class_view(weight, logp.dim(), class_dim)
+            grad_logp = grad_logp + smooth
+        grad_x = aten._log_softmax_backward_data(grad_logp, logp, class_dim, logp.dtype)
+        return grad_x, None, None, None, None, None
+
+
+class CrossEntropyProbabilities(Function):
+    """Class-probability targets (the same shape as the input): differentiable in both."""
+
+    @staticmethod
+    def forward(ctx, x, target, weight, reduction, label_smoothing):
+        class_dim = 0 if x.dim() == 1 else 1
+        classes = x.shape[class_dim]
+        logp = torch.log_softmax(x, class_dim)
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / classes
+        class_weight = None if weight is None else _class_view(weight, x.dim(), class_dim)
+        weighted = logp * target if class_weight is None else logp * target * class_weight
+        loss = -weighted.sum(class_dim)
+        count = x.numel() // classes if classes else 0
+        loss = loss.sum() / count if reduction == MEAN else _reduce(loss, reduction)
+        ctx.save_for_backward(logp, target, class_weight)
+        ctx.options = (class_dim, reduction, label_smoothing, count)
+        return loss
+
+    @staticmethod
+    def backward(ctx, grad):
+        logp, target, class_weight = ctx.saved_tensors
+        class_dim, reduction, label_smoothing, count = ctx.options
+        need_x, need_target, need_weight = ctx.needs_input_grad[:3]
+        per_sample = grad.unsqueeze(class_dim) if reduction == NONE else grad
+        neg = -_output_grad(per_sample, reduction, count)
+        weighted = neg if class_weight is None else neg * class_weight
+        grad_x = grad_target = grad_weight = None
+        if need_x:
+            grad_x = aten._log_softmax_backward_data(weighted * target, logp, class_dim, logp.dtype)
+        if need_target:
+            grad_target = weighted * logp
+            if label_smoothing > 0:
+                grad_target = grad_target * (1 - label_smoothing)
+        if need_weight:
+            dims = [d for d in range(logp.dim()) if d != class_dim]
+            grad_weight = (neg * target * logp).sum(dims) if dims else neg * target * logp
+        return grad_x, grad_target, grad_weight, None, None
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """The cross entropy between the softmax of logits ``input`` and ``target``.
+
+    ``input`` is ``(C,)``, ``(N, C)`` or ``(N, C, d1, ..., dk)``. ``target`` holds either class
+    indices (int64, shape ``()``, ``(N,)`` or ``(N, d1, ..., dk)``; ``ignore_index`` skips
+    entries) or class probabilities (floating, the input's shape; differentiable).
+    ``weight`` ``(C,)`` rescales classes; ``label_smoothing`` in ``[0, 1]`` mixes the target
+    with the uniform distribution. ``'mean'`` divides by the total weight of the non-ignored
+    targets (class indices) or by the number of samples (probabilities). Stable for logits of
+    any size. Raises ``IndexError`` ("Target 7 is out of bounds.") for a class out of range,
+    ``ValueError``/``RuntimeError`` for mismatched shapes or bad arguments.
+
+    >>> import minitorch_rx as mt
+    >>> round(cross_entropy(mt.tensor([[1e4, -1e4]]), mt.tensor([1])).item())
+    20000
+    """
+    reduction_enum = _reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if input.data.shape == target.data.shape:
+        return _cross_entropy_probabilities(
+            input, target, weight, ignore_index, reduction_enum, label_smoothing
+        )
+    _check_class_target(input, target)
+    _not_differentiable(weight, "nll_loss_forward", "weight")
+    return CrossEntropy.apply(input, target, weight, reduction_enum, ignore_index, label_smoothing)
+
+
+def _cross_entropy_probabilities(
+    input, target, weight, ignore_index, reduction, label_smoothing
+) -> Tensor:
+    if not target.data.is_floating_point():
+        raise RuntimeError(
+            "Expected floating point type for target with class probabilities, "
+            f"got {_dtype_name(target.data.dtype)}"
+        )
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.data.dim() == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+    classes = input.data.shape[0 if input.data.dim() == 1 else 1]
+    if weight is not None and (weight.data.dim() != 1 or weight.data.numel() != classes):
+        raise RuntimeError(
+            f"cross_entropy: weight tensor should be defined either for all {classes} classes "
+            f"or no classes but got weight tensor of shape: {list(weight.data.shape)}"
+        )
+    return CrossEntropyProbabilities.apply(input, target, weight, reduction, label_smoothing)
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    """``torch.int64`` as PyTorch's messages name it: ``Long``."""
+    return torch.empty((), dtype=dtype).type().split(".")[-1].replace("Tensor", "")
+
+
+# ------------------------------------------------------------------------- regression losses
+def _broadcast_pair(input: Tensor, target: Tensor) -> None:
+    if input.data.shape != target.data.shape:
+        warnings.warn(
+            f"Using a target size ({target.data.shape}) that is different to the input size "
+            f"({input.data.shape}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.",
+            stacklevel=3,
+        )
+
+
+class MSELoss(Function):
+    @staticmethod
+    def forward(ctx, x, target, reduction):
+        x_full, target_full = torch.broadcast_tensors(x, target)
+        ctx.save_for_backward(x_full, target_full)
+        ctx.metas = ((x.shape, x.dtype), (target.shape, target.dtype))
+        ctx.reduction = reduction
+        return aten.mse_loss(x_full, target_full, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x_full, target_full = ctx.saved_tensors
+        x_meta, target_meta = ctx.metas
+        grad_full = aten.mse_loss_backward(grad, x_full, target_full, ctx.reduction)
+        need_x, need_target = ctx.needs_input_grad[:2]
+        grad_x = _to_input(grad_full, x_meta) if need_x else None
+        grad_target = _to_input(-grad_full, target_meta) if need_target else None
+        return grad_x, grad_target, None
+
+
+class L1Loss(Function):
+    @staticmethod
+    def forward(ctx, x, target, reduction):
+        difference = x - target
+        ctx.save_for_backward(difference)
+        ctx.metas = ((x.shape, x.dtype), (target.shape, target.dtype))
+        ctx.reduction = reduction
+        return _reduce(difference.abs(), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (difference,) = ctx.saved_tensors
+        x_meta, target_meta = ctx.metas
+        grad_full = difference.sgn() * _output_grad(grad, ctx.reduction, difference.numel())
+        need_x, need_target = ctx.needs_input_grad[:2]
+        grad_x = _to_input(grad_full, x_meta) if need_x else None
+        grad_target = _to_input(-grad_full, target_meta) if need_target else None
+        return grad_x, grad_target, None
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """The squared error ``(input - target) ** 2``, reduced; differentiable in both.
+
+    ``target`` should have the input's shape; a broadcastable one gives PyTorch's warning.
+
+    >>> import minitorch_rx as mt
+    >>> mse_loss(mt.tensor([1.0, 3.0]), mt.tensor([0.0, 0.0])).item()
+    5.0
+    """
+    reduction_enum = _reduction(reduction)
+    _broadcast_pair(input, target)
+    return MSELoss.apply(input, target, reduction_enum)
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """The absolute error ``|input - target|``, reduced; differentiable in both (0 where equal).
+
+    >>> import minitorch_rx as mt
+    >>> l1_loss(mt.tensor([1.0, -3.0]), mt.tensor([0.0, 0.0])).item()
+    2.0
+    """
+    reduction_enum = _reduction(reduction)
+    _broadcast_pair(input, target)
+    return L1Loss.apply(input, target, reduction_enum)
+
+
+# ---------------------------------------------------------------- binary cross entropy
+class BCEWithLogits(Function):
+    """PyTorch's stable formula: ``(1 - t) x - log_sigmoid(x) * (1 + (pos_weight - 1) t)``."""
+
+    @staticmethod
+    def forward(ctx, x, target, weight, pos_weight, reduction):
+        log_sigmoid = torch_functional.logsigmoid(x)
+        if pos_weight is not None:
+            log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
+        loss = (1 - target) * x - log_sigmoid
+        if weight is not None:
+            loss = loss * weight
+        ctx.save_for_backward(x, target, weight, pos_weight)
+        ctx.metas = ((x.shape, x.dtype), (target.shape, target.dtype))
+        ctx.options = (reduction, loss.shape, loss.numel())
+        return _reduce(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, target, weight, pos_weight = ctx.saved_tensors
+        reduction, loss_shape, count = ctx.options
+        scale = _output_grad(grad, reduction, count)
+        if weight is not None:
+            scale = scale * weight
+        need_x, need_target = ctx.needs_input_grad[:2]
+        grad_x = grad_target = None
+        if need_x:
+            if pos_weight is None:
+                grad_x = torch.sigmoid(x) - target
+            else:
+                weighted_target = pos_weight * target
+                grad_x = (weighted_target + 1 - target) * torch.sigmoid(x) - weighted_target
+            grad_x = _to_input((grad_x * scale).expand(loss_shape), ctx.metas[0])
+        if need_target:
+            if pos_weight is None:
+                grad_target = -x
+            else:
+                log_sigmoid = torch_functional.logsigmoid
+                grad_target = log_sigmoid(-x) - pos_weight * log_sigmoid(x)
+            grad_target = _to_input((grad_target * scale).expand(loss_shape), ctx.metas[1])
+        return grad_x, grad_target, None, None, None
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Binary cross entropy of ``sigmoid(input)`` against ``target`` (same shape), computed from
+    the logits so it stays finite (value and gradients) for logits of any size.
+
+    ``weight`` (broadcastable to the input) rescales each element; ``pos_weight`` (broadcastable,
+    usually ``(C,)``) rescales the positive term. Differentiable in ``input`` and ``target``;
+    ``weight`` and ``pos_weight`` are not. Raises ``ValueError`` when the shapes differ.
+
+    >>> import minitorch_rx as mt
+    >>> binary_cross_entropy_with_logits(mt.tensor([1e4, -1e4]), mt.tensor([0.0, 1.0])).item()
+    10000.0
+    """
+    reduction_enum = _reduction(reduction)
+    if target.data.shape != input.data.shape:
+        raise ValueError(
+            f"Target size ({target.data.shape}) must be the same as input size ({input.data.shape})"
+        )
+    _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
+    _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
+    return BCEWithLogits.apply(input, target, weight, pos_weight, reduction_enum)
