@@ -1,0 +1,18 @@
+"""Optimizers and learning-rate schedulers with ``torch.optim``'s API, formulas and state dicts.
+
+>>> import minitorch_rx as mt
+>>> import minitorch_rx.optim as optim
+>>> w = mt.tensor([3.0], requires_grad=True)
+>>> opt = optim.SGD([w], lr=0.5)
+>>> (w * w).sum().backward()
+>>> opt.step()
+>>> w
+tensor([0.], requires_grad=True)
+"""
+
+from . import lr_scheduler
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler"]

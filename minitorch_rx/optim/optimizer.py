@@ -1,0 +1,267 @@
+"""``Optimizer``: parameter groups, per-parameter state and state dicts, as torch.optim's.
+
+Optimizers keep their state as ``torch.Tensor``s and update each parameter's ``.data`` in place
+with torch's ``_foreach_*`` kernels, so no graph is recorded and a ``state_dict()`` has exactly
+torch's layout: it loads into a ``torch.optim`` optimizer of the same kind, and torch's loads here.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import torch
+
+from ..autograd.grad_mode import enable_grad
+from ..autograd.tensor import Tensor
+
+ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
+
+
+def _mark_called(step: Callable) -> Callable:
+    """Wrap a subclass's ``step`` so learning-rate schedulers can tell it has run."""
+
+    @functools.wraps(step)
+    def wrapper(self: Optimizer, *args, **kwargs):
+        self._opt_called = True
+        return step(self, *args, **kwargs)
+
+    return wrapper
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    ``params`` is an iterable of leaf ``mt.Tensor``s, of ``(name, tensor)`` pairs, or of dicts
+    (parameter groups: a ``'params'`` entry plus options that override ``defaults`` for that
+    group). ``param_groups`` is the live list of group dicts and ``state`` maps each parameter to
+    its dict of ``torch.Tensor`` buffers. Subclasses implement ``step``.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _mark_called(cls.__dict__["step"])
+
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
+        if isinstance(params, (Tensor, torch.Tensor)):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                f"but got {torch.typename(params)}"
+            )
+        self.defaults = defaults
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    def __repr__(self) -> str:
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    # ------------------------------------------------------------------ groups
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Append a group (a dict with ``'params'`` and any per-group options) to ``param_groups``.
+
+        Options the group leaves out take the optimizer's defaults. A parameter may belong to one
+        group only: ``ValueError("some parameters appear in more than one parameter group")``.
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        tensors = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names and len(names) != len(tensors):
+            raise ValueError(
+                "all optimizer params should be with/without names. Some param names are missing"
+            )
+        for param in tensors:
+            if not isinstance(param, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + torch.typename(param)
+                )
+            if not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        param_group["params"] = tensors
+        if names:
+            param_group["param_names"] = names
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+
+        ids = [id(p) for p in tensors]
+        if len(ids) != len(set(ids)):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
+        existing: set[int] = set()
+        for group in self.param_groups:
+            existing.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                kind = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. "
+                    f"cannot add param group {kind} to the optimizer"
+                )
+        if not existing.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # ------------------------------------------------------------------- steps
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's ``.grad``: to ``None`` (default), or to zeros in place."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if grad.grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    grad.data.zero_()
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update the parameters once; ``closure`` (re-evaluating the loss) runs first with
+        recording on, and its result is returned."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _closure_loss(closure: Callable[[], Any] | None) -> Any:
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # ------------------------------------------------------------ state dicts
+    def state_dict(self) -> dict[str, Any]:
+        """``{'state': {index: {name: torch.Tensor}}, 'param_groups': [{..., 'params': [index]}]}``,
+        parameters numbered in group order, as torch's (the tensors are the live buffers)."""
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)] if isinstance(p, Tensor) else p: v for p, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a ``state_dict()`` (ours or a ``torch.optim`` optimizer's of the same kind).
+
+        Buffers are copied to each parameter's device (and floating dtype, except ``'step'``), so
+        the loaded optimizer shares no tensors with ``state_dict``; group options are replaced by
+        the saved ones.
+        """
+        groups = self.param_groups
+        saved_groups = [dict(g) for g in state_dict["param_groups"]]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(
+            len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups, strict=True)
+        ):
+            raise ValueError(
+                "loaded state dict contains a parameter group "
+                "that doesn't match the size of optimizer's group"
+            )
+        params = {
+            i: p
+            for s, g in zip(saved_groups, groups, strict=True)
+            for i, p in zip(s["params"], g["params"], strict=True)
+        }
+        state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in params:
+                param = params[key]
+                state[param] = {name: _copy_to(param, v, name) for name, v in value.items()}
+            else:
+                state[key] = value
+        for group, saved in zip(groups, saved_groups, strict=True):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.state = state
+        self.param_groups = saved_groups
+        self._after_load()
+
+    def _after_load(self) -> None:
+        """Give options a loaded state dict lacks (an older or foreign one) their defaults."""
+        for group in self.param_groups:
+            for name, default in self.defaults.items():
+                group.setdefault(name, default)
+
+
+def _copy_to(param: Tensor, value: Any, name: str) -> Any:
+    """A copy of one saved state entry, placed like ``param`` (torch's casting policy)."""
+    if isinstance(value, Tensor):
+        value = value.data
+    if not isinstance(value, torch.Tensor):
+        return value
+    if name == "step":
+        return value.clone()
+    data = param.data
+    if data.is_floating_point():
+        return value.to(dtype=data.dtype, device=data.device, copy=True)
+    return value.to(device=data.device, copy=True)
+
+
+def params_with_grad(group: dict[str, Any]) -> tuple[list[Tensor], list[torch.Tensor]]:
+    """The group's parameters that have a ``.grad``, and those grads' torch data."""
+    params = [p for p in group["params"] if p.grad is not None]
+    return params, [p.grad.data for p in params]
+
+
+CPU_BUCKET_BYTES = 1 << 20
+
+
+def buckets(tensors: Sequence[torch.Tensor]) -> list[list[int]]:
+    """Indices of ``tensors`` in the groups an update's ``_foreach_*`` calls take at once.
+
+    One (device, dtype) per group, as torch's foreach path needs. On the CPU a group is further
+    cut into runs of consecutive tensors of about ``CPU_BUCKET_BYTES`` (a larger tensor alone):
+    each of an update's passes then finds the run's tensors and temporaries still in cache, where
+    one pass over a whole model would stream everything from memory several times. The
+    per-element math is the same either way.
+    """
+    kinds: dict[tuple[torch.device, torch.dtype], list[list[int]]] = {}
+    sizes: dict[tuple[torch.device, torch.dtype], int] = {}
+    for i, t in enumerate(tensors):
+        key = (t.device, t.dtype)
+        runs = kinds.setdefault(key, [[]])
+        nbytes = t.numel() * t.element_size() if t.device.type == "cpu" else 0
+        if runs[-1] and sizes[key] + nbytes > CPU_BUCKET_BYTES:
+            runs.append([])
+            sizes[key] = 0
+        runs[-1].append(i)
+        sizes[key] = sizes.get(key, 0) + nbytes
+    return [run for runs in kinds.values() for run in runs]
