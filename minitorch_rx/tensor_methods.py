@@ -29,8 +29,8 @@ def _swapped(fn):
 
 
 def _inplace(out_of_place, torch_method: str):
-    def method(self: Tensor, other) -> Tensor:
-        return inplace.inplace_binary(self, other, out_of_place, torch_method)
+    def method(self: Tensor, other, **kwargs) -> Tensor:
+        return inplace.inplace_binary(self, other, out_of_place, torch_method, **kwargs)
 
     method.__name__ = torch_method
     return method
@@ -44,13 +44,6 @@ def _transposed(self: Tensor) -> Tensor:
     if self.data.dim() <= 2:
         return shape.t(self)
     return shape.permute(self, tuple(reversed(range(self.data.dim()))))
-
-
-def _clamp_(self: Tensor, min=None, max=None) -> Tensor:
-    if inplace._recording(self, (min, max)):
-        return inplace.rebase(self, elementwise.clamp(self, min, max), "clamp_")
-    self.data.clamp_(min, max)
-    return self
 
 
 METHODS = {
@@ -111,7 +104,7 @@ METHODS = {
     "mul_": _inplace(elementwise.mul, "mul_"),
     "div_": _inplace(elementwise.div, "div_"),
     "pow_": _inplace(elementwise.pow, "pow_"),
-    "clamp_": _clamp_,
+    "clamp_": inplace.clamp_,
     "fill_": inplace.fill_,
     "zero_": inplace.zero_,
     "copy_": inplace.copy_,

@@ -12,7 +12,8 @@ from .constants import operand
 def binary(fn: type[Function], a: object, b: object) -> Tensor:
     """Apply a two-operand op where either operand may be a Python scalar."""
     if isinstance(a, Tensor):
-        return fn.apply(a, operand(b, a.data))
+        b = operand(b, a.data)
+        return fn.apply(a, b) if isinstance(b, Tensor) else fn.apply1(a, b)
     if isinstance(b, Tensor):
         return fn.apply(operand(a, b.data), b)
     raise TypeError(f"expected a Tensor operand, got {type(a).__name__} and {type(b).__name__}")
@@ -195,12 +196,13 @@ class Clamp(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         low, high = ctx.bounds
+        # Strict, as PyTorch: a value on a bound gets no gradient.
         if low is not None and high is not None:
-            mask = (x >= low) & (x <= high)
+            mask = (x > low) & (x < high)
         elif low is not None:
-            mask = x >= low
+            mask = x > low
         else:
-            mask = x <= high
+            mask = x < high
         return torch.where(mask, grad, 0.0), None, None
 
 
@@ -316,12 +318,9 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = where(out < min, min, out)
-        if max is not None:
-            out = where(out > max, max, out)
-        return out
+        # PyTorch's clamp with tensor bounds is minimum(maximum(x, min), max): ties split the gradient.
+        out = input if min is None else maximum(input, min)
+        return out if max is None else minimum(out, max)
     return Clamp.apply(input, min, max)
 
 

@@ -10,6 +10,7 @@ import torch
 from ..autograd.function import Function
 from ..autograd.grad_mode import state
 from ..autograd.tensor import Tensor
+from .elementwise import clamp
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 
@@ -45,17 +46,18 @@ def rebase(target: Tensor, result: Tensor, op: str) -> Tensor:
 
 
 def _name(dtype: torch.dtype) -> str:
-    return str(dtype).removeprefix("torch.").capitalize()
+    """``torch.int64`` as PyTorch's messages name it: ``Long``."""
+    return torch.empty((), dtype=dtype).type().split(".")[-1].replace("Tensor", "")
 
 
 def _data(value):
     return value.data if isinstance(value, Tensor) else value
 
 
-def inplace_binary(target: Tensor, other, out_of_place, torch_method: str) -> Tensor:
+def inplace_binary(target: Tensor, other, out_of_place, torch_method: str, **kwargs) -> Tensor:
     if _recording(target, (other,)):
-        return rebase(target, out_of_place(target, other), torch_method)
-    getattr(target.data, torch_method)(_data(other))
+        return rebase(target, out_of_place(target, other, **kwargs), torch_method)
+    getattr(target.data, torch_method)(_data(other), **kwargs)
     return target
 
 
@@ -70,17 +72,20 @@ class Fill(Function):
 
 
 class CopyFrom(Function):
-    """The values of ``src`` broadcast to a target's shape, dtype and device (``copy_``)."""
+    """The values of ``src`` broadcast to ``target``'s shape, dtype and device (``copy_``).
+    ``target``'s old values get a zero gradient, as in PyTorch."""
 
     @staticmethod
-    def forward(ctx, src, shape, dtype, device):
+    def forward(ctx, target, src):
         ctx.source = (src.shape, src.dtype, src.device)
-        return src.to(device=device, dtype=dtype).expand(shape)
+        return src.to(device=target.device, dtype=target.dtype).expand(target.shape)
 
     @staticmethod
     def backward(ctx, grad):
         shape, dtype, device = ctx.source
-        return grad.sum_to_size(shape).to(device=device, dtype=dtype), None, None, None
+        grad_target = torch.zeros_like(grad) if ctx.needs_input_grad[0] else None
+        grad_src = grad.sum_to_size(shape).to(device=device, dtype=dtype) if ctx.needs_input_grad[1] else None
+        return grad_target, grad_src
 
 
 class IndexPut(Function):
@@ -88,8 +93,8 @@ class IndexPut(Function):
 
     @staticmethod
     def forward(ctx, x, index, value):
-        ctx.index = index
-        ctx.value_shape = value.shape if isinstance(value, torch.Tensor) else None
+        ctx.key = index  # not ctx.index: that is the node's own index in the graph
+        ctx.value_meta = (value.shape, value.dtype) if isinstance(value, torch.Tensor) else None
         out = x.clone()
         out[index] = value
         return out
@@ -99,16 +104,17 @@ class IndexPut(Function):
         grad_x = grad_value = None
         if ctx.needs_input_grad[0]:
             grad_x = grad.clone()
-            grad_x[ctx.index] = 0
+            grad_x[ctx.key] = 0
         if ctx.needs_input_grad[2]:
-            grad_value = grad[ctx.index].sum_to_size(ctx.value_shape)
+            shape, dtype = ctx.value_meta
+            grad_value = grad[ctx.key].sum_to_size(shape).to(dtype)
         return grad_x, None, grad_value
 
 
 def fill_(target: Tensor, value) -> Tensor:
     if _recording(target, (value,)):
         if isinstance(value, Tensor):
-            return rebase(target, CopyFrom.apply(value, target.data.shape, target.data.dtype, target.data.device), "fill_")
+            return rebase(target, CopyFrom.apply(target, value), "fill_")
         return rebase(target, Fill.apply(target, value), "fill_")
     target.data.fill_(_data(value))
     return target
@@ -121,8 +127,15 @@ def zero_(target: Tensor) -> Tensor:
 def copy_(target: Tensor, src) -> Tensor:
     if _recording(target, (src,)):
         src = src if isinstance(src, Tensor) else Tensor._make(torch.as_tensor(src), None)
-        return rebase(target, CopyFrom.apply(src, target.data.shape, target.data.dtype, target.data.device), "copy_")
+        return rebase(target, CopyFrom.apply(target, src), "copy_")
     target.data.copy_(_data(src) if isinstance(src, (Tensor, torch.Tensor)) else torch.as_tensor(src))
+    return target
+
+
+def clamp_(target: Tensor, min=None, max=None) -> Tensor:
+    if _recording(target, (min, max)):
+        return rebase(target, clamp(target, min, max), "clamp_")
+    target.data.clamp_(_data(min), _data(max))
     return target
 
 

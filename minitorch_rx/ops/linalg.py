@@ -23,10 +23,10 @@ class MatMul(Function):
         # A 1-D operand acts as a row (left) or a column (right) vector, as in the forward.
         matrix_a = (1, shape_a[0]) if len(shape_a) == 1 else shape_a
         matrix_b = (shape_b[0], 1) if len(shape_b) == 1 else shape_b
+        if len(shape_b) == 1:  # first: 1-D @ 1-D has a 0-dim grad, which becomes [1] here
+            grad = grad.unsqueeze(-1)
         if len(shape_a) == 1:
             grad = grad.unsqueeze(-2)
-        if len(shape_b) == 1:
-            grad = grad.unsqueeze(-1)
         grad_a = grad_b = None
         if b is not None:
             grad_a = (grad @ b.reshape(matrix_b).mT).sum_to_size(matrix_a).reshape(shape_a)
@@ -34,7 +34,7 @@ class MatMul(Function):
             a = a.reshape(matrix_a)
             if len(matrix_b) == 2 and a.dim() > 2:
                 # Fold the batch into one 2-D product instead of a batched one and a sum.
-                grad_b = a.reshape(-1, a.shape[-1]).mT @ grad.reshape(-1, grad.shape[-1])
+                grad_b = a.flatten(0, -2).mT @ grad.flatten(0, -2)  # flatten: no -1, which size 0 makes ambiguous
             else:
                 grad_b = (a.mT @ grad).sum_to_size(matrix_b)
             grad_b = grad_b.reshape(shape_b)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import torch
@@ -9,6 +10,7 @@ import torch
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .dims import normalize_dim, normalize_dims
+from .elementwise import maximum, minimum
 
 #: ``max(dim)`` / ``min(dim)`` results, as ``torch.return_types.max``.
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -16,6 +18,8 @@ ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
 def _expand_back(grad: torch.Tensor, shape: torch.Size, dims: tuple | None, keepdim: bool) -> torch.Tensor:
     """Undo a reduction's shape change: put reduced dims back as size 1, then broadcast."""
+    if not shape:
+        return grad.reshape(shape)  # a 0-dim input: its "dim 0" is no dim at all
     if not keepdim and dims is not None:
         for d in dims:
             grad = grad.unsqueeze(d)
@@ -24,7 +28,7 @@ def _expand_back(grad: torch.Tensor, shape: torch.Size, dims: tuple | None, keep
 
 def _count(shape: torch.Size, dims: tuple | None) -> int:
     count = 1
-    for d in range(len(shape)) if dims is None else dims:
+    for d in range(len(shape)) if dims is None or not shape else dims:
         count *= shape[d]
     return count
 
@@ -53,6 +57,12 @@ class Mean(Function):
         return _expand_back(grad / _count(shape, dims), shape, dims, keepdim), None, None
 
 
+def _inverse_dof(shape: torch.Size, dims: tuple | None, correction: float) -> float:
+    """1 / (N - correction); infinite at zero degrees of freedom, where PyTorch's gradient is NaN."""
+    dof = _count(shape, dims) - correction
+    return 1.0 / dof if dof else math.inf
+
+
 class Var(Function):
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
@@ -65,7 +75,7 @@ class Var(Function):
         (x,) = ctx.saved_tensors
         dims, correction, keepdim = ctx.meta
         centered = x - x.mean(dims, keepdim=True)
-        scale = 2.0 / max(_count(x.shape, dims) - correction, 0)
+        scale = _inverse_dof(x.shape, dims, correction) * 2
         return _expand_back(grad, x.shape, dims, keepdim) * centered * scale, None, None, None
 
 
@@ -82,7 +92,7 @@ class Std(Function):
         x, y = ctx.saved_tensors
         dims, correction, keepdim = ctx.meta
         centered = x - x.mean(dims, keepdim=True)
-        scale = 1.0 / max(_count(x.shape, dims) - correction, 0)
+        scale = _inverse_dof(x.shape, dims, correction)
         per_std = torch.where(y == 0, 0.0, grad / y)  # PyTorch: no gradient where std is 0
         return _expand_back(per_std, x.shape, dims, keepdim) * centered * scale, None, None, None
 
@@ -185,6 +195,8 @@ def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 
 def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
+    if isinstance(dim, (Tensor, torch.Tensor)):  # torch.max(input, other) is maximum
+        return (maximum if largest else minimum)(input, dim)
     if dim is None:
         if input.data.numel() == 0:
             name = "max" if largest else "min"
@@ -197,13 +209,13 @@ def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
     return ValuesIndices(values, indices)
 
 
-def max(input: Tensor, dim: int | None = None, keepdim: bool = False):
-    """The largest value; with ``dim``, ``(values, indices)`` along it."""
+def max(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False):
+    """The largest value; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``."""
     return _extremum(input, dim, keepdim, True)
 
 
-def min(input: Tensor, dim: int | None = None, keepdim: bool = False):
-    """The smallest value; with ``dim``, ``(values, indices)`` along it."""
+def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False):
+    """The smallest value; with ``dim``, ``(values, indices)`` along it; with a tensor, ``minimum``."""
     return _extremum(input, dim, keepdim, False)
 
 
@@ -220,4 +232,5 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 
 def _dtype_name(dtype: torch.dtype) -> str:
-    return str(dtype).removeprefix("torch.").capitalize()
+    """``torch.int64`` as PyTorch's messages name it: ``Long``."""
+    return torch.empty((), dtype=dtype).type().split(".")[-1].replace("Tensor", "")

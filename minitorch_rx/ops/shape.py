@@ -125,15 +125,20 @@ def _is_advanced(index) -> bool:
 class Cat(Function):
     @staticmethod
     def forward(ctx, dim, *tensors):
+        out = torch.cat(tensors, dim)  # first, so that torch words the errors
         ctx.dim = dim
-        ctx.parts = [(t.shape[dim] if t.dim() else 0, t.dtype) for t in tensors]
-        return torch.cat(tensors, dim)
+        ctx.parts = [(0 if _is_legacy_empty(t) else t.shape[dim], t.shape, t.dtype) for t in tensors]
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        sizes = [size for size, _ in ctx.parts]
-        pieces = grad.split(sizes, ctx.dim)
-        return (None, *(p if p.dtype == dtype else p.to(dtype) for p, (_, dtype) in zip(pieces, ctx.parts)))
+        pieces = grad.split([size for size, _, _ in ctx.parts], ctx.dim)
+        return (None, *(p.reshape(shape).to(dtype) for p, (_, shape, dtype) in zip(pieces, ctx.parts, strict=True)))
+
+
+def _is_legacy_empty(t: torch.Tensor) -> bool:
+    """A 1-D empty tensor, which ``torch.cat`` skips whatever the other tensors' shapes."""
+    return t.dim() == 1 and t.shape[0] == 0
 
 
 class Stack(Function):
@@ -251,7 +256,7 @@ def _tensor_list(tensors, name: str) -> list:
 
 def cat(tensors, dim: int = 0) -> Tensor:
     tensors = _tensor_list(tensors, "cat")
-    ranked = next((t for t in tensors if t.data.dim() > 0), tensors[0])
+    ranked = next((t for t in tensors if not _is_legacy_empty(t.data)), tensors[0])
     return Cat.apply(normalize_dim(dim, ranked.data.dim()), *tensors)
 
 
