@@ -49,7 +49,7 @@ def grad(
         grad_outputs = [grad_outputs]
     roots, grads = _roots_and_grads(outputs, grad_outputs)
     capture: dict[Node, list[int]] = {}
-    rxgraph = roots[0][0].rx
+    rxgraph = roots[0][0]._rx
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
             raise TypeError(f"autograd.grad expects mt.Tensor inputs, got {type(t).__name__}")
@@ -72,7 +72,7 @@ def grad(
 
 def _existing_accumulator(t: Tensor):
     acc = None if t._acc is None else t._acc()
-    return acc if acc is not None and acc.rx is not None else None
+    return acc if acc is not None and acc._rx is not None else None
 
 
 def _roots_and_grads(tensors, grad_tensors):
@@ -103,7 +103,7 @@ def _roots_and_grads(tensors, grad_tensors):
         if node is None:
             graph = state.graph or _graph.current_graph()
             node = _existing_accumulator(t) or accumulator(t, graph._rx)
-        elif node.inputs is None:
+        elif node._inputs is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         roots.append((node, t._out_nr))
         grads.append(g)
@@ -119,23 +119,23 @@ def _ordered_nodes(roots: list[Node]) -> list[Node]:
         if root in nodes:
             continue
         nodes[root] = None
-        rxgraph = root.rx
+        rxgraph = root._rx
         if rxgraph is None:
             continue
-        for index in rx.ancestors(rxgraph, root.index):
+        for index in rx.ancestors(rxgraph, root._index):
             node = rxgraph[index]()
             nodes[node] = None
-            if node.foreign:
-                pending.extend(p for p in node.inputs if p is not None and p.rx is not rxgraph)
-        if root.foreign:
-            pending.extend(p for p in root.inputs if p is not None and p.rx is not rxgraph)
+            if node._foreign:
+                pending.extend(p for p in node._inputs if p is not None and p._rx is not rxgraph)
+        if root._foreign:
+            pending.extend(p for p in root._inputs if p is not None and p._rx is not rxgraph)
     order = list(nodes)
     order.sort(key=_seq, reverse=True)
     return order
 
 
 def _seq(node: Node) -> int:
-    return node.seq
+    return node._seq
 
 
 def run(roots: list[tuple[Node, int]], grads: list[torch.Tensor], retain_graph: bool, capture) -> None:
@@ -150,7 +150,7 @@ def run(roots: list[tuple[Node, int]], grads: list[torch.Tensor], retain_graph: 
         _run_in_order(order, retain_graph, capture, capture_nodes, anomaly)
     except BaseException:
         for node in order:  # leave no partial gradient behind: the graph stays usable
-            node.grad = None if node.n_outputs == 1 else [None] * node.n_outputs
+            node._grad = None if node._n_outputs == 1 else [None] * node._n_outputs
         raise
     finally:
         state.grad_enabled = previous_mode
@@ -158,16 +158,16 @@ def run(roots: list[tuple[Node, int]], grads: list[torch.Tensor], retain_graph: 
 
 def _run_in_order(order: list[Node], retain_graph: bool, capture, capture_nodes, anomaly: bool) -> None:
     for node in order:
-        grad = node.grad
-        inputs = node.inputs
+        grad = node._grad
+        inputs = node._inputs
         if grad is None:
             if inputs and not retain_graph:
                 _release(node)
             continue
-        node.grad = None
+        node._grad = None
         if inputs is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        if node.retained is not None:
+        if node._retained is not None:
             _store_retained(node, grad)
         if capture_nodes is not None and node in capture_nodes:
             _capture(node, grad, capture)
@@ -175,10 +175,10 @@ def _run_in_order(order: list[Node], retain_graph: bool, capture, capture_nodes,
             if capture is None:
                 _accumulate(node, grad)
             continue
-        if node.n_outputs == 1:
-            out = node.fn.backward(node, grad)
+        if node._n_outputs == 1:
+            out = node._function.backward(node, grad)
         else:
-            out = node.fn.backward(node, *_materialize(node, grad))
+            out = node._function.backward(node, *_materialize(node, grad))
         grad = None
         if type(out) is not tuple:
             out = (out,)
@@ -189,24 +189,24 @@ def _run_in_order(order: list[Node], retain_graph: bool, capture, capture_nodes,
             )
         if anomaly:
             _check_finite(node, out)
-        if node.fixups is None and node.input_nrs is None:
+        if node._fixups is None and node._input_nrs is None:
             for parent, g in zip(inputs, out):
                 if parent is not None and g is not None:
-                    buffer = parent.grad
-                    parent.grad = g if buffer is None else buffer + g
+                    buffer = parent._grad
+                    parent._grad = g if buffer is None else buffer + g
         else:
             _distribute(node, inputs, out)
         out = g = None
         if not retain_graph:
-            node.inputs = None
-            if node.saved:
-                node.saved = ()
+            node._inputs = None
+            if node._saved:
+                node._saved = ()
             _graph.remove_node(node)
 
 
 def _distribute(node: Node, inputs: tuple, out: tuple) -> None:
-    fixups = node.fixups
-    nrs = node.input_nrs
+    fixups = node._fixups
+    nrs = node._input_nrs
     for i, parent in enumerate(inputs):
         if parent is None:
             continue
@@ -220,34 +220,34 @@ def _distribute(node: Node, inputs: tuple, out: tuple) -> None:
             if g.dtype != dtype:
                 g = g.to(dtype)
         if nrs is None:
-            buffer = parent.grad
-            parent.grad = g if buffer is None else buffer + g
+            buffer = parent._grad
+            parent._grad = g if buffer is None else buffer + g
         else:
             _add_grad(parent, nrs[i], g)
 
 
 def _add_grad(node: Node, nr: int, g: torch.Tensor) -> None:
-    if node.n_outputs == 1:
-        buffer = node.grad
-        node.grad = g if buffer is None else buffer + g
+    if node._n_outputs == 1:
+        buffer = node._grad
+        node._grad = g if buffer is None else buffer + g
     else:
-        buffers = node.grad
+        buffers = node._grad
         buffers[nr] = g if buffers[nr] is None else buffers[nr] + g
 
 
 def _materialize(node: Node, grads: list) -> list[torch.Tensor]:
     """Multi-output nodes get zeros for outputs that received no gradient, as in PyTorch."""
-    node.grad = [None] * node.n_outputs
+    node._grad = [None] * node._n_outputs
     return [
         torch.zeros(shape, dtype=dtype, device=device) if g is None else g
-        for g, (shape, dtype, device) in zip(grads, node.output_meta)
+        for g, (shape, dtype, device) in zip(grads, node._output_meta)
     ]
 
 
 def _release(node: Node) -> None:
-    node.inputs = None
-    if node.saved:
-        node.saved = ()
+    node._inputs = None
+    if node._saved:
+        node._saved = ()
     _graph.remove_node(node)
 
 
@@ -267,11 +267,11 @@ def _accumulate(acc: AccumulateGrad, g: torch.Tensor) -> None:
 
 
 def _store_retained(node: Node, grad) -> None:
-    for ref in node.retained:
+    for ref in node._retained:
         t = ref()
         if t is None:
             continue
-        g = grad if node.n_outputs == 1 else grad[t._out_nr]
+        g = grad if node._n_outputs == 1 else grad[t._out_nr]
         if g is None:
             continue
         t._grad = Tensor._make(g.clone(), None) if t._grad is None else Tensor._make(t._grad.data + g, None)
@@ -280,7 +280,7 @@ def _store_retained(node: Node, grad) -> None:
 def _capture(node: Node, grad, capture) -> None:
     nodes, inputs, captured = capture
     for i in nodes[node]:
-        g = grad if node.n_outputs == 1 else grad[inputs[i]._out_nr]
+        g = grad if node._n_outputs == 1 else grad[inputs[i]._out_nr]
         if g is not None:
             captured[i] = g
 
@@ -289,7 +289,7 @@ def _check_finite(node: Node, out: tuple) -> None:
     for i, g in enumerate(out):
         if g is not None and g.is_floating_point() and not bool(torch.isfinite(g).all()):
             kind = "nan" if bool(torch.isnan(g).any()) else "inf"
-            trace = "".join(node.forward_trace or ["(created outside detect_anomaly)\n"])
+            trace = "".join(node._forward_trace or ["(created outside detect_anomaly)\n"])
             raise RuntimeError(
                 f"Function '{type(node).__name__}' returned {kind} values in its {i}th output.\n"
                 f"The forward call that created it:\n{trace}"

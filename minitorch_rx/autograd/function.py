@@ -39,40 +39,42 @@ class Node:
     defaults and land in the instance ``__dict__`` only when set.
     """
 
-    __slots__ = ("inputs", "needs_input_grad", "seq", "rx", "index", "grad", "__dict__", "__weakref__")
+    # The engine's own state is underscored, so that it never collides with what an op stores
+    # on its ctx (ctx.index, ctx.shape, ...).
+    __slots__ = ("_inputs", "needs_input_grad", "_seq", "_rx", "_index", "_grad", "__dict__", "__weakref__")
 
-    fn: type | None = None  # the Function this node records (set on each per-Function subclass)
+    _function: type | None = None  # the Function this node records (set on each per-Function subclass)
     dot_shape = "box"
-    saved: tuple = ()
-    saved_versions: tuple = ()
-    fixups: tuple | None = None  # per input: (shape, dtype) its gradient must be reduced/cast to
-    input_nrs: tuple | None = None  # per input: which output of a multi-output node it is
-    n_outputs = 1
-    retained: list | None = None  # weak references to outputs that called retain_grad()
-    non_differentiable: frozenset = frozenset()
-    foreign = False  # some input lives in another graph
-    forward_trace: list | None = None  # recorded under detect_anomaly()
-    output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
+    _saved: tuple = ()
+    _saved_versions: tuple = ()
+    _fixups: tuple | None = None  # per input: (shape, dtype) its gradient must be reduced/cast to
+    _input_nrs: tuple | None = None  # per input: which output of a multi-output node it is
+    _n_outputs = 1
+    _retained: list | None = None  # weak references to outputs that called retain_grad()
+    _non_differentiable: frozenset = frozenset()
+    _foreign = False  # some input lives in another graph
+    _forward_trace: list | None = None  # recorded under detect_anomaly()
+    _output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
 
     def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
         """Keep ``tensors`` for backward; an in-place change to any of them is caught there.
         Python scalars pass through (ops on them save the scalar operand)."""
-        self.saved = tensors
+        self._saved = tensors
         try:
-            self.saved_versions = [None if t is None else t._version for t in tensors]
+            self._saved_versions = [None if t is None else t._version for t in tensors]
         except AttributeError:
-            self.saved_versions = [t._version if isinstance(t, torch.Tensor) else None for t in tensors]
+            self._saved_versions = [t._version if isinstance(t, torch.Tensor) else None for t in tensors]
 
     def mark_non_differentiable(self, *outputs: torch.Tensor) -> None:
         """Declare outputs (e.g. indices) that never carry a gradient."""
-        self.non_differentiable = frozenset(id(t) for t in outputs)
+        self._non_differentiable = frozenset(id(t) for t in outputs)
 
     @property
     def saved_tensors(self) -> tuple:
-        if self.inputs is None:
+        if self._inputs is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        saved = self.saved
-        for t, version in zip(saved, self.saved_versions):
+        saved = self._saved
+        for t, version in zip(saved, self._saved_versions):
             if version is not None and t._version != version:
                 raise RuntimeError(_modified_message(self, t, version))
         return saved
@@ -87,7 +89,7 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """The nodes of this node's inputs (``None`` for inputs that need no gradient)."""
-        return () if self.inputs is None else self.inputs
+        return () if self._inputs is None else self._inputs
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -138,14 +140,14 @@ def accumulator(t: Tensor, rxgraph) -> AccumulateGrad:
     ref = t._acc
     if ref is not None:
         acc = ref()
-        if acc is not None and acc.rx is rxgraph:
+        if acc is not None and acc._rx is rxgraph:
             return acc
     acc = AccumulateGrad()
     acc.variable = weakref.ref(t)
-    acc.inputs = ()
+    acc._inputs = ()
     acc.needs_input_grad = ()
-    acc.seq = _next_seq()
-    acc.grad = None
+    acc._seq = _next_seq()
+    acc._grad = None
     _graph.add_node(rxgraph, acc)
     t._acc = weakref.ref(acc)
     return acc
@@ -191,7 +193,7 @@ class Function:
         super().__init_subclass__(**kwargs)
         builtin = cls.__module__.startswith("minitorch_rx.")
         name = cls.__name__ + ("Backward0" if builtin else "Backward")
-        cls._node_cls = type(name, (Node,), {"__slots__": (), "fn": cls, "__module__": cls.__module__})
+        cls._node_cls = type(name, (Node,), {"__slots__": (), "_function": cls, "__module__": cls.__module__})
 
     @staticmethod
     def forward(ctx: Node, *args: object) -> torch.Tensor | tuple:
@@ -227,13 +229,13 @@ class Function:
         parent = x._node
         if parent is None:
             parent = accumulator(x, rxgraph)
-        elif parent.n_outputs != 1:
-            node.input_nrs = (x._out_nr, *_NO_INPUTS[len(params)])
+        elif parent._n_outputs != 1:
+            node._input_nrs = (x._out_nr, *_NO_INPUTS[len(params)])
         node.needs_input_grad = _FIRST_INPUT_ONLY[len(params)]
         out = cls.forward(node, x.data, *params)
-        node.inputs = (parent, *_NO_INPUTS[len(params)])
-        node.seq = _next_seq()
-        node.grad = None
+        node._inputs = (parent, *_NO_INPUTS[len(params)])
+        node._seq = _next_seq()
+        node._grad = None
         result = _new_tensor(Tensor)
         result.data = out
         result._node = node
@@ -243,14 +245,14 @@ class Function:
         result._acc = None
         result._hooks = None
         if state_.anomaly:
-            node.forward_trace = traceback.format_stack()[:-2]
+            node._forward_trace = traceback.format_stack()[:-2]
         ref = _NodeRef(node, _remove_dead_node)
-        ref.rx = node.rx = rxgraph
-        index = ref.index = node.index = rxgraph.add_node(ref)
-        if parent.rx is rxgraph:
-            rxgraph.add_edge(parent.index, index, None)
+        ref._rx = node._rx = rxgraph
+        index = ref._index = node._index = rxgraph.add_node(ref)
+        if parent._rx is rxgraph:
+            rxgraph.add_edge(parent._index, index, None)
         else:
-            node.foreign = True
+            node._foreign = True
         return result
 
 
@@ -273,22 +275,22 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
                 parent = a._node
                 if parent is None:
                     parent = accumulator(a, rxgraph)
-                elif parent.n_outputs != 1:
-                    node.input_nrs = (*(node.input_nrs or (0,) * len(parents)), a._out_nr)
+                elif parent._n_outputs != 1:
+                    node._input_nrs = (*(node._input_nrs or (0,) * len(parents)), a._out_nr)
                 parents.append(parent)
                 needs.append(True)
                 continue
         else:
             datas.append(a)
-        if node.input_nrs is not None:
-            node.input_nrs += (0,)
+        if node._input_nrs is not None:
+            node._input_nrs += (0,)
         parents.append(None)
         needs.append(False)
     node.needs_input_grad = tuple(needs)
     out = cls.forward(node, *datas)
-    node.inputs = tuple(parents)
-    node.seq = _next_seq()
-    node.grad = None
+    node._inputs = tuple(parents)
+    node._seq = _next_seq()
+    node._grad = None
     if type(out) is tuple:
         result = _wrap_outputs(node, out)
     else:
@@ -303,17 +305,17 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
         if cls.broadcasting:
             _record_fixups(node, args, out)
     if state_.anomaly:
-        node.forward_trace = traceback.format_stack()[:-3]
+        node._forward_trace = traceback.format_stack()[:-3]
     # Record in the graph (inlined graph.add_node: this is every op's hot path).
     ref = _NodeRef(node, _remove_dead_node)
-    ref.rx = node.rx = rxgraph
-    index = ref.index = node.index = rxgraph.add_node(ref)
+    ref._rx = node._rx = rxgraph
+    index = ref._index = node._index = rxgraph.add_node(ref)
     for parent in parents:
         if parent is not None:
-            if parent.rx is rxgraph:
-                rxgraph.add_edge(parent.index, index, None)
+            if parent._rx is rxgraph:
+                rxgraph.add_edge(parent._index, index, None)
             else:
-                node.foreign = True
+                node._foreign = True
     return result
 
 
@@ -328,16 +330,16 @@ def _record_fixups(node: Node, args: tuple, out: torch.Tensor) -> None:
                     fixups = [None] * len(args)
                 fixups[i] = (data.shape, data.dtype)
     if fixups is not None:
-        node.fixups = tuple(fixups)
+        node._fixups = tuple(fixups)
 
 
 def _wrap_outputs(node: Node, outs: tuple) -> tuple:
-    node.n_outputs = len(outs)
-    node.grad = [None] * len(outs)
-    node.output_meta = tuple(
+    node._n_outputs = len(outs)
+    node._grad = [None] * len(outs)
+    node._output_meta = tuple(
         (o.shape, o.dtype, o.device) if isinstance(o, torch.Tensor) else ((), None, None) for o in outs
     )
-    skip = node.non_differentiable
+    skip = node._non_differentiable
     wrapped = []
     for nr, o in enumerate(outs):
         if not isinstance(o, torch.Tensor):

@@ -18,23 +18,23 @@ from .grad_mode import state
 class _NodeRef(weakref.ref):
     """Payload of one graph node: a weak reference that knows where it is stored."""
 
-    __slots__ = ("rx", "index")
+    __slots__ = ("_rx", "_index")
 
 
 def _remove_dead_node(ref: _NodeRef) -> None:
     # A module-level function, not a closure: a closure over the graph would be a cycle.
-    if ref.rx is not None:
-        ref.rx.remove_node(ref.index)
+    if ref._rx is not None:
+        ref._rx.remove_node(ref._index)
 
 
 def remove_node(node) -> None:
     """Take a live node out of its graph now (after backward has released it)."""
-    rxgraph = node.rx
+    rxgraph = node._rx
     if rxgraph is not None:
-        ref = rxgraph[node.index]
-        rxgraph.remove_node(node.index)
-        ref.rx = None
-        node.rx = None
+        ref = rxgraph[node._index]
+        rxgraph.remove_node(node._index)
+        ref._rx = None
+        node._rx = None
 
 
 class Graph:
@@ -107,7 +107,7 @@ class Graph:
 
 
 def _creation_order(node) -> int:
-    return node.seq
+    return node._seq
 
 
 def current_graph() -> Graph:
@@ -121,13 +121,13 @@ def current_graph() -> Graph:
 def add_node(rxgraph: rx.PyDiGraph, node) -> None:
     """Record ``node`` in ``rxgraph`` with edges from its inputs that live in the same graph."""
     ref = _NodeRef(node, _remove_dead_node)
-    ref.rx = rxgraph
-    index = ref.index = rxgraph.add_node(ref)
-    node.rx = rxgraph
-    node.index = index
-    for parent in node.inputs:
+    ref._rx = rxgraph
+    index = ref._index = rxgraph.add_node(ref)
+    node._rx = rxgraph
+    node._index = index
+    for parent in node._inputs:
         if parent is not None:
-            if parent.rx is rxgraph:
-                rxgraph.add_edge(parent.index, index, None)
+            if parent._rx is rxgraph:
+                rxgraph.add_edge(parent._index, index, None)
             else:
-                node.foreign = True
+                node._foreign = True

@@ -204,7 +204,7 @@ class Tensor:
     @property
     def retains_grad(self) -> bool:
         node = self._node
-        return node is not None and any(ref() is self for ref in node.retained or ())
+        return node is not None and any(ref() is self for ref in node._retained or ())
 
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
@@ -217,7 +217,7 @@ class Tensor:
             return
         import weakref
 
-        node.retained = [*(node.retained or ()), weakref.ref(self)]
+        node._retained = [*(node._retained or ()), weakref.ref(self)]
 
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> None:
         """Call ``hook(tensor)`` each time backward has accumulated into this leaf's ``.grad``."""

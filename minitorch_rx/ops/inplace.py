@@ -35,9 +35,9 @@ def rebase(target: Tensor, result: Tensor, op: str) -> Tensor:
     if result.data.dtype != data.dtype and not torch.can_cast(result.data.dtype, data.dtype):
         raise RuntimeError(f"result type {_name(result.data.dtype)} can't be cast to the desired output type {_name(data.dtype)}")
     node = result._node
-    if node is not None and any(s is data for s in node.saved):
+    if node is not None and any(s is data for s in node._saved):
         # The new node saved the old values of ``target``: keep a copy, since they are overwritten now.
-        node.save_for_backward(*(s.clone() if s is data else s for s in node.saved))
+        node.save_for_backward(*(s.clone() if s is data else s for s in node._saved))
     data.copy_(result.data)
     target._node = node
     target._out_nr = result._out_nr
