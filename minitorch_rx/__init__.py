@@ -93,6 +93,9 @@ from .ops.shape import (
     view,
 )
 from .random import manual_seed
+from .serialization import load, save
+
+from . import data, init, models, nn, optim  # noqa: E402  (they build on the names above)
 
 del tensor_methods
 __version__ = "0.1.0"

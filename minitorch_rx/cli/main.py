@@ -1,0 +1,139 @@
+"""``minitorch-rx train | eval | bench | graph``.
+
+With no options, ``minitorch-rx train`` trains LeNet-5 on the MNIST subset shipped in the
+package, on the CPU, and prints the test accuracy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .training import TrainConfig
+
+
+def _train(args: argparse.Namespace) -> int:
+    from .training import train
+
+    config = TrainConfig(
+        model=args.model,
+        dataset=args.dataset,
+        data_root=args.data_root,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        optimizer=args.optimizer,
+        device=args.device,
+        out=args.out,
+        resume=args.resume,
+        seed=args.seed,
+        num_workers=args.workers,
+        limit=args.limit,
+        progress=not args.quiet,
+    )
+    history = train(config)
+    print(f"test accuracy {history.test_accuracy[-1]:.2%} (test loss {history.test_loss[-1]:.4f}); wrote {config.out}/checkpoint.pt, metrics.json, metrics.png")
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .. import models
+    from ..data import DataLoader, get_dataset
+    from ..serialization import load
+    from .training import _model_kwargs, evaluate
+
+    model = models.get(args.model, **_model_kwargs(args.model, args.dataset))
+    if args.checkpoint is None:
+        model = models.get(args.model, pretrained=True, **_model_kwargs(args.model, args.dataset))
+    else:
+        state = load(args.checkpoint)
+        model.load_state_dict(state["model"] if "model" in state else state)
+    model.to(args.device)
+    loader = DataLoader(get_dataset(args.dataset, args.data_root, train=False), batch_size=256)
+    loss, accuracy = evaluate(model, loader, args.device, progress=not args.quiet)
+    print(f"{args.model} on {args.dataset} test set ({len(loader.dataset)} images): accuracy {accuracy:.2%}, loss {loss:.4f}")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "bench" / "run.py").exists():
+        print("the benchmarks live in the source checkout's bench/ folder; run this from a clone of the repository", file=sys.stderr)
+        return 1
+    command = [sys.executable, "-m", "bench.run"] + (["--quick"] if args.quick else [])
+    return subprocess.call(command, cwd=root)
+
+
+def _graph(args: argparse.Namespace) -> int:
+    from .. import autograd, models, randn, randint
+    from ..nn import functional as F
+
+    model = models.get(args.model)
+    shape = models.INPUT_SHAPES[args.model]
+    x = randn(args.batch_size, *shape)
+    with autograd.Graph() as graph:
+        loss = F.cross_entropy(model(x), randint(0, 10, (args.batch_size,)))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(graph.to_dot())
+    print(f"{args.model}: one training step records {graph.num_nodes()} nodes and {graph.num_edges()} edges; wrote {out}")
+    dot = shutil.which("dot")
+    if dot is None:
+        print("Graphviz's `dot` is not installed: no SVG/PNG (install graphviz to render the DOT file)")
+    else:
+        for fmt in ("svg", "png"):
+            subprocess.run([dot, f"-T{fmt}", str(out), "-o", str(out.with_suffix(f".{fmt}"))], check=True)
+            print(f"wrote {out.with_suffix(f'.{fmt}')}")
+    del loss
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="minitorch-rx", description="Train, evaluate, benchmark and draw minitorch_rx models.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    defaults = TrainConfig()
+
+    train = commands.add_parser("train", help="train a zoo model (default: LeNet-5 on the shipped MNIST subset)")
+    train.add_argument("--model", default=defaults.model)
+    train.add_argument("--dataset", default=defaults.dataset, help="mnist, fashion_mnist or cifar10")
+    train.add_argument("--data-root", default=None, help="torchvision data folder (default: the MNIST subset shipped in the package)")
+    train.add_argument("--epochs", type=int, default=defaults.epochs)
+    train.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    train.add_argument("--lr", type=float, default=defaults.lr)
+    train.add_argument("--optimizer", default=defaults.optimizer, choices=["sgd", "adam", "adamw"])
+    train.add_argument("--device", default=defaults.device)
+    train.add_argument("--out", default=defaults.out, help="folder for checkpoint.pt, metrics.json and metrics.png")
+    train.add_argument("--resume", default=None, help="a checkpoint.pt to continue from")
+    train.add_argument("--seed", type=int, default=defaults.seed)
+    train.add_argument("--workers", type=int, default=defaults.num_workers)
+    train.add_argument("--limit", type=int, default=None, help="use only the first N training and test images")
+    train.add_argument("--quiet", action="store_true", help="no progress bars")
+    train.set_defaults(run=_train)
+
+    evaluate = commands.add_parser("eval", help="test accuracy of a checkpoint (or of the shipped pretrained weights)")
+    evaluate.add_argument("--model", default=defaults.model)
+    evaluate.add_argument("--checkpoint", default=None, help="a checkpoint or state dict (default: the shipped pretrained weights)")
+    evaluate.add_argument("--dataset", default=defaults.dataset)
+    evaluate.add_argument("--data-root", default=None)
+    evaluate.add_argument("--device", default="cpu")
+    evaluate.add_argument("--quiet", action="store_true")
+    evaluate.set_defaults(run=_eval)
+
+    bench = commands.add_parser("bench", help="run the bench/ suites and print their ratios to PyTorch")
+    bench.add_argument("--quick", action="store_true", help="fewer rounds and smaller sizes")
+    bench.set_defaults(run=_bench)
+
+    graph = commands.add_parser("graph", help="write the DOT graph of one training step (SVG/PNG with Graphviz)")
+    graph.add_argument("--model", default=defaults.model)
+    graph.add_argument("--batch-size", type=int, default=2)
+    graph.add_argument("--out", default="runs/graph.dot")
+    graph.set_defaults(run=_graph)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.run(args)

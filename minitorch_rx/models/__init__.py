@@ -1,0 +1,101 @@
+"""The model zoo: ``mt.models.get(name, pretrained=False, **kwargs)`` and ``mt.models.list()``.
+
+>>> import minitorch_rx as mt
+>>> mt.models.list()
+['c3d_small', 'lenet5', 'm5', 'mlp', 'resnet18', 'resnet20', 'resnet34', 'vgg11_bn']
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from importlib import resources
+
+from ..nn import Module
+from .resnet import ResNet, CifarResNet, resnet18, resnet20, resnet34
+from .small import C3DSmall, LeNet5, M5, MLP
+from .vgg import VGG, vgg11_bn
+
+
+def mlp(**kwargs) -> MLP:
+    return MLP(**kwargs)
+
+
+def lenet5(**kwargs) -> LeNet5:
+    return LeNet5(**kwargs)
+
+
+def m5(**kwargs) -> M5:
+    return M5(**kwargs)
+
+
+def c3d_small(**kwargs) -> C3DSmall:
+    return C3DSmall(**kwargs)
+
+
+_BUILDERS: dict[str, Callable[..., Module]] = {
+    "mlp": mlp,
+    "lenet5": lenet5,
+    "resnet18": resnet18,
+    "resnet34": resnet34,
+    "resnet20": resnet20,
+    "vgg11_bn": vgg11_bn,
+    "m5": m5,
+    "c3d_small": c3d_small,
+}
+
+#: The shape of one example each model expects (channels first), e.g. for ``minitorch-rx graph``.
+INPUT_SHAPES = {
+    "mlp": (1, 28, 28),
+    "lenet5": (1, 28, 28),
+    "resnet18": (3, 224, 224),
+    "resnet34": (3, 224, 224),
+    "resnet20": (3, 32, 32),
+    "vgg11_bn": (3, 32, 32),
+    "m5": (1, 8000),
+    "c3d_small": (1, 16, 16, 16),
+}
+
+#: Weights shipped in ``minitorch_rx/models/weights``, by model name: (file, what they were trained on).
+PRETRAINED = {"lenet5": ("lenet5_mnist.pt", "MNIST")}
+
+
+def list() -> builtins.list[str]:  # noqa: A001 - the API's name
+    """The names ``get`` accepts."""
+    return sorted(_BUILDERS)
+
+
+def get(name: str, pretrained: bool = False, **kwargs) -> Module:
+    """Build zoo model ``name``; ``pretrained=True`` loads the weights shipped with the package."""
+    if name not in _BUILDERS:
+        raise ValueError(f"unknown model '{name}'; available: {', '.join(list())}")
+    model = _BUILDERS[name](**kwargs)
+    if pretrained:
+        if name not in PRETRAINED:
+            raise ValueError(f"no pretrained weights are shipped for '{name}'; models with weights: {', '.join(sorted(PRETRAINED))}")
+        from ..serialization import load
+
+        with resources.as_file(resources.files(__package__).joinpath("weights", PRETRAINED[name][0])) as path:
+            model.load_state_dict(load(path))
+    return model
+
+
+__all__ = [
+    "C3DSmall",
+    "CifarResNet",
+    "LeNet5",
+    "M5",
+    "MLP",
+    "ResNet",
+    "VGG",
+    "c3d_small",
+    "get",
+    "lenet5",
+    "list",
+    "m5",
+    "mlp",
+    "resnet18",
+    "resnet20",
+    "resnet34",
+    "vgg11_bn",
+]
