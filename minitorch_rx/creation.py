@@ -51,7 +51,7 @@ def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(torch.full(tuple(size), fill_value, dtype=dtype, device=device), requires_grad)
+    return _leaf(torch.full(size, fill_value, dtype=dtype, device=device), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, generator=None, requires_grad: bool = False) -> Tensor:
@@ -65,7 +65,7 @@ def randn(*size, dtype=None, device=None, generator=None, requires_grad: bool = 
 def randint(low, high=None, size=(), dtype=None, device=None, generator=None) -> Tensor:
     if high is None:
         low, high = 0, low
-    return _leaf(torch.randint(low, high, tuple(size), dtype=dtype, device=device, generator=generator), False)
+    return _leaf(torch.randint(low, high, size, dtype=dtype, device=device, generator=generator), False)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False) -> Tensor:

@@ -164,7 +164,9 @@ def _check_archive(path: Path) -> None:
     except Exception as error:  # whatever a damaged zip structure makes zipfile raise
         raise CheckpointError(f"Cannot load '{path}': {_NOT_A_CHECKPOINT}: {type(error).__name__}: {error}") from None
     if damaged is not None:
-        raise CheckpointError(f"Cannot load '{path}': the file is corrupted (its entry '{damaged}' fails its integrity check)")
+        raise CheckpointError(
+            f"Cannot load '{path}': the file is corrupted (its entry '{damaged}' fails its integrity check)"
+        )
 
 
 def _unpickler_detail(error: pickle.UnpicklingError) -> str:

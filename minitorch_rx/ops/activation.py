@@ -7,6 +7,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .constants import TENSOR_TYPES, not_a_tensor
 from .dims import normalize_dim
 
 aten = torch.ops.aten
@@ -183,6 +184,8 @@ def silu(input: Tensor) -> Tensor:
 
 
 def swish(input: Tensor, beta: float = 1.0) -> Tensor:
+    if not isinstance(beta, (int, float)):
+        raise TypeError(f"swish(): argument 'beta' (position 2) must be Number, not {type(beta).__name__}")
     return Swish.apply(input, beta)
 
 
@@ -199,8 +202,12 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 def softmax(input: Tensor, dim: int) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("softmax", input)
     return Softmax.apply(input, normalize_dim(dim, input.data.dim()))
 
 
 def log_softmax(input: Tensor, dim: int) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("log_softmax", input)
     return LogSoftmax.apply(input, normalize_dim(dim, input.data.dim()))

@@ -4,6 +4,8 @@ torch's path for a Python float operand costs about 1 µs per call, paid in forw
 in backward; a 0-dim tensor of the same dtype computes the same values without it. Only
 float32/float64 are cached: half precision would round the constant itself, and integer
 tensors promote differently with a float tensor than with a Python float.
+
+Also the check every public op makes of its tensor arguments, worded as PyTorch's.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import torch
 
 from ..autograd.tensor import Tensor
 
+#: What an op accepts as a tensor argument: ``isinstance(x, TENSOR_TYPES)`` is the cheap check.
+TENSOR_TYPES = (Tensor, torch.Tensor)
 _CACHED_DTYPES = (torch.float32, torch.float64)
 _MAX_CACHED = 4096
 _cache: dict[tuple, torch.Tensor] = {}
@@ -38,3 +42,16 @@ def operand(value: object, like: torch.Tensor) -> object:
     if kind is bool or isinstance(value, (int, float, complex)):
         return value
     raise TypeError(f"unsupported operand type for a Tensor op: '{kind.__name__}'")
+
+
+def not_a_tensor(function: str, value: object, argument: str = "input", position: int = 1) -> TypeError:
+    """PyTorch's error for a non-tensor argument, for the caller to raise: ``sum(): argument
+    'input' (position 1) must be Tensor, not list``."""
+    return TypeError(
+        f"{function}(): argument '{argument}' (position {position}) must be Tensor, not {type(value).__name__}"
+    )
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """``torch.float32`` as PyTorch's messages name it: ``Float``."""
+    return torch.empty((), dtype=dtype).type().split(".")[-1].replace("Tensor", "")

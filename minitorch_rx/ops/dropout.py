@@ -10,6 +10,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .constants import TENSOR_TYPES, not_a_tensor
 
 
 class Dropout(Function):
@@ -40,6 +41,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     >>> dropout(mt.ones(3), p=0.5, training=False).tolist()
     [1.0, 1.0, 1.0]
     """
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("dropout", input)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0 or input.data.numel() == 0:

@@ -6,7 +6,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import operand
+from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, operand
 
 
 def binary(fn: type[Function], a: object, b: object) -> Tensor:
@@ -16,7 +16,7 @@ def binary(fn: type[Function], a: object, b: object) -> Tensor:
         return fn.apply(a, b) if isinstance(b, Tensor) else fn.apply1(a, b)
     if isinstance(b, Tensor):
         return fn.apply(operand(a, b.data), b)
-    raise TypeError(f"expected a Tensor operand, got {type(a).__name__} and {type(b).__name__}")
+    raise not_a_tensor(fn.__name__.lower(), a)
 
 
 class Add(Function):
@@ -77,7 +77,7 @@ class Div(Function):
 class Neg(Function):
     @staticmethod
     def forward(ctx, x):
-        return -x
+        return torch.neg(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -115,7 +115,7 @@ class Abs(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.abs()
+        return torch.abs(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -126,7 +126,7 @@ class Abs(Function):
 class Exp(Function):
     @staticmethod
     def forward(ctx, x):
-        y = x.exp()
+        y = torch.exp(x)
         ctx.save_for_backward(y)
         return y
 
@@ -140,7 +140,7 @@ class Log(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.log()
+        return torch.log(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -151,7 +151,7 @@ class Log(Function):
 class Sqrt(Function):
     @staticmethod
     def forward(ctx, x):
-        y = x.sqrt()
+        y = torch.sqrt(x)
         ctx.save_for_backward(y)
         return y
 
@@ -165,7 +165,7 @@ class Sin(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.sin()
+        return torch.sin(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -177,7 +177,7 @@ class Cos(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.cos()
+        return torch.cos(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -190,7 +190,7 @@ class Clamp(Function):
     def forward(ctx, x, min, max):
         ctx.save_for_backward(x)
         ctx.bounds = (min, max)
-        return x.clamp(min, max)
+        return torch.clamp(x, min, max)
 
     @staticmethod
     def backward(ctx, grad):
@@ -325,10 +325,14 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
 
 
 def maximum(input: Tensor, other) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("maximum", input)
     return binary(Maximum, input, _tensor_operand(other, input))
 
 
 def minimum(input: Tensor, other) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("minimum", input)
     return binary(Minimum, input, _tensor_operand(other, input))
 
 
@@ -340,8 +344,13 @@ def _tensor_operand(value, like):
 
 def where(condition, input, other) -> Tensor:
     condition = condition.data if isinstance(condition, Tensor) else condition
-    if not isinstance(condition, torch.Tensor) or condition.dtype != torch.bool:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {getattr(condition, 'dtype', type(condition).__name__)}")
+    if not isinstance(condition, torch.Tensor):
+        raise not_a_tensor("where", condition, "condition")
+    if condition.dtype != torch.bool:
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            + dtype_name(condition.dtype)
+        )
     like = input if isinstance(input, Tensor) else other
     if not isinstance(like, Tensor):
         return Tensor._make(torch.where(condition, input, other), None)

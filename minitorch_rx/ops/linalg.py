@@ -6,6 +6,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .constants import TENSOR_TYPES, not_a_tensor
 
 
 class MatMul(Function):
@@ -55,6 +56,10 @@ class Dot(Function):
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("matmul", input)
+    if not isinstance(other, TENSOR_TYPES):
+        raise not_a_tensor("matmul", other, "other", 2)
     if input.data.dim() == 0 or other.data.dim() == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {input.data.dim()}D and {other.data.dim()}D"

@@ -12,6 +12,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .constants import TENSOR_TYPES, not_a_tensor
 from .shape import squeeze, unsqueeze
 
 
@@ -55,6 +56,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> linear(mt.ones(2, 3), mt.ones(4, 3), mt.zeros(4)).shape
     torch.Size([2, 4])
     """
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("linear", input)
+    if not isinstance(weight, TENSOR_TYPES):
+        raise not_a_tensor("linear", weight, "weight", 2)
     x_dims, w_dims = input.data.dim(), weight.data.dim()
     if x_dims == 0 or w_dims == 0:
         raise RuntimeError(

@@ -18,6 +18,7 @@ import torch.nn.functional as torch_functional
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.tensor import Tensor
+from .constants import TENSOR_TYPES, not_a_tensor
 
 aten = torch.ops.aten
 
@@ -57,6 +58,13 @@ def _not_differentiable(tensor: Tensor | None, function: str, argument: str) -> 
             f"The function '{function}' is not differentiable with respect to argument "
             f"'{argument}'. This input cannot have requires_grad True."
         )
+
+
+def _check_tensors(function: str, input: object, target: object) -> None:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor(function, input)
+    if not isinstance(target, TENSOR_TYPES):
+        raise not_a_tensor(function, target, "target", 2)
 
 
 # ------------------------------------------------------------------ negative log likelihood
@@ -145,6 +153,7 @@ def nll_loss(
     >>> nll_loss(mt.tensor([[-1.0, -2.0], [-3.0, -4.0]]), mt.tensor([0, 1])).item()
     2.5
     """
+    _check_tensors("nll_loss", input, target)
     reduction_enum = _reduction(reduction)
     _check_class_target(input, target)
     _not_differentiable(weight, "nll_loss_forward", "weight")
@@ -261,6 +270,7 @@ def cross_entropy(
     >>> round(cross_entropy(mt.tensor([[1e4, -1e4]]), mt.tensor([1])).item())
     20000
     """
+    _check_tensors("cross_entropy", input, target)
     reduction_enum = _reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -359,6 +369,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     >>> mse_loss(mt.tensor([1.0, 3.0]), mt.tensor([0.0, 0.0])).item()
     5.0
     """
+    _check_tensors("mse_loss", input, target)
     reduction_enum = _reduction(reduction)
     _broadcast_pair(input, target)
     return MSELoss.apply(input, target, reduction_enum)
@@ -371,6 +382,7 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     >>> l1_loss(mt.tensor([1.0, -3.0]), mt.tensor([0.0, 0.0])).item()
     2.0
     """
+    _check_tensors("l1_loss", input, target)
     reduction_enum = _reduction(reduction)
     _broadcast_pair(input, target)
     return L1Loss.apply(input, target, reduction_enum)
@@ -437,6 +449,7 @@ def binary_cross_entropy_with_logits(
     >>> binary_cross_entropy_with_logits(mt.tensor([1e4, -1e4]), mt.tensor([0.0, 1.0])).item()
     10000.0
     """
+    _check_tensors("binary_cross_entropy_with_logits", input, target)
     reduction_enum = _reduction(reduction)
     if target.data.shape != input.data.shape:
         raise ValueError(

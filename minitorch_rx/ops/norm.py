@@ -14,6 +14,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .constants import TENSOR_TYPES, not_a_tensor
 
 aten = torch.ops.aten
 
@@ -107,6 +108,8 @@ def batch_norm(
     >>> [round(m, 4) for m in mean.tolist()], [round(v, 4) for v in var.tolist()]
     ([0.1, 0.2], [1.1, 1.1])
     """
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("batch_norm", input)
     size = input.data.shape
     if len(size) < 2:
         raise ValueError(f"expected at least 2D input (got {len(size)}D input)")

@@ -15,6 +15,7 @@ import torch.nn.functional as torch_functional
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .constants import TENSOR_TYPES, not_a_tensor
 
 aten = torch.ops.aten
 _BACKWARD_KERNELS = {
@@ -84,4 +85,6 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     >>> pad(mt.tensor([[1.0, 2.0, 3.0]]), (2, 1), mode="reflect").tolist()
     [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]
     """
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("pad", input)
     return Pad.apply(input, [int(p) for p in pad], mode, value)

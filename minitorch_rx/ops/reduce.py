@@ -9,6 +9,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .constants import TENSOR_TYPES, not_a_tensor
 from .dims import normalize_dim, normalize_dims
 from .elementwise import maximum, minimum
 
@@ -160,10 +161,14 @@ class LogSumExp(Function):
 
 # ------------------------------------------------------------------ public functions
 def sum(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("sum", input)
     return Sum.apply(input, normalize_dims(dim, input.data.dim()), keepdim)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("mean", input)
     if not (input.data.is_floating_point() or input.data.is_complex()):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
@@ -179,22 +184,32 @@ def _correction(unbiased: bool | None, correction: float | None) -> float:
 
 
 def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("var", input)
     return Var.apply(input, normalize_dims(dim, input.data.dim()), _correction(unbiased, correction), keepdim)
 
 
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("std", input)
     return Std.apply(input, normalize_dims(dim, input.data.dim()), _correction(unbiased, correction), keepdim)
 
 
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("amax", input)
     return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input.data.dim()), keepdim, True)
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("amin", input)
     return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input.data.dim()), keepdim, False)
 
 
 def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("max" if largest else "min", input)
     if isinstance(dim, (Tensor, torch.Tensor)):  # torch.max(input, other) is maximum
         return (maximum if largest else minimum)(input, dim)
     if dim is None:
@@ -220,14 +235,20 @@ def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False):
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("logsumexp", input)
     return LogSumExp.apply(input, normalize_dims(dim, input.data.dim()), keepdim)
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("argmax", input)
     return Tensor._make(torch.argmax(input.data, dim, keepdim), None)
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("argmin", input)
     return Tensor._make(torch.argmin(input.data, dim, keepdim), None)
 
 

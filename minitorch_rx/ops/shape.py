@@ -6,6 +6,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .constants import TENSOR_TYPES, not_a_tensor
 from .dims import normalize_dim
 
 
@@ -172,14 +173,20 @@ def _shape_arg(shape: tuple) -> tuple:
 
 
 def view(input: Tensor, *shape) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("view", input)
     return View.apply(input, _shape_arg(shape))
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("reshape", input)
     return Reshape.apply(input, _shape_arg(shape))
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("flatten", input)
     shape = input.data.shape
     if not shape:
         return Reshape.apply(input, (1,))
@@ -195,25 +202,35 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def squeeze(input: Tensor, dim: int | tuple | None = None) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("squeeze", input)
     return Squeeze.apply(input, dim)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("unsqueeze", input)
     return Unsqueeze.apply(input, normalize_dim(dim, input.data.dim() + 1))
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("transpose", input)
     ndim = input.data.dim()
     return Transpose.apply(input, normalize_dim(dim0, ndim), normalize_dim(dim1, ndim))
 
 
 def t(input: Tensor) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("t", input)
     if input.data.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.data.dim()}D")
     return input if input.data.dim() < 2 else Transpose.apply(input, 0, 1)
 
 
 def permute(input: Tensor, *dims) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("permute", input)
     dims = _shape_arg(dims)
     ndim = input.data.dim()
     if len(dims) != ndim:
@@ -225,6 +242,8 @@ def permute(input: Tensor, *dims) -> Tensor:
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("expand", input)
     return Expand.apply(input, _shape_arg(sizes))
 
 
@@ -233,6 +252,8 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
 
 
 def contiguous(input: Tensor) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("contiguous", input)
     return input if input.data.is_contiguous() else Contiguous.apply(input)
 
 
@@ -251,6 +272,9 @@ def _tensor_list(tensors, name: str) -> list:
         raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, not {type(tensors).__name__}")
     if not tensors:
         raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, TENSOR_TYPES):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
     return [t if isinstance(t, Tensor) else Tensor._make(t, None) for t in tensors]
 
 
@@ -276,15 +300,24 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     return ToCopy.apply(input, args, kwargs)
 
 
+_TO_KEYWORDS = frozenset({"device", "dtype", "non_blocking", "copy", "memory_format"})
+
+
 def _target(data: torch.Tensor, args: tuple, kwargs: dict) -> tuple[torch.dtype, torch.device]:
+    if kwargs and not _TO_KEYWORDS.issuperset(kwargs):
+        raise TypeError(f"to() got an unexpected keyword argument '{min(set(kwargs) - _TO_KEYWORDS)}'")
     dtype, device = kwargs.get("dtype"), kwargs.get("device")
     for a in args:
         if isinstance(a, torch.dtype):
             dtype = a
+        elif isinstance(a, bool):  # non_blocking or copy, given by position
+            continue
         elif isinstance(a, (str, torch.device, int)):
             device = a
         elif isinstance(a, torch.Tensor):
             dtype, device = a.dtype, a.device
+        else:
+            raise TypeError(f"to() expects a device, a dtype or a Tensor, but got {type(a).__name__}")
     device = data.device if device is None else torch.device(device)
     if device.type == "cuda" and device.index is None and data.is_cuda:
         device = data.device
