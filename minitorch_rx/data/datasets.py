@@ -97,6 +97,8 @@ _DATASETS = {"mnist": MNIST, "fashion_mnist": FashionMNIST, "fashion-mnist": Fas
 
 def get_dataset(name: str, root: str | Path | None = None, train: bool = True, download: bool = False, transform: Callable | None = None) -> Dataset:
     """A data set by name: ``mnist`` (the shipped subset when ``root`` is None), ``fashion_mnist``, ``cifar10``."""
+    if not isinstance(name, str):
+        raise TypeError(f"dataset name must be a string, got {type(name).__name__}")
     key = name.lower()
     if key not in _DATASETS:
         raise ValueError(f"unknown dataset '{name}'; choose one of {sorted(set(_DATASETS))}")
