@@ -7,12 +7,16 @@ package, on the CPU, and prints the test accuracy.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
-from .training import TrainConfig
+import torch
+
+from .training import History, TrainConfig
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -34,9 +38,49 @@ def _train(args: argparse.Namespace) -> int:
         limit=args.limit,
         progress=not args.quiet,
     )
-    history = train(config)
-    print(f"test accuracy {history.test_accuracy[-1]:.2%} (test loss {history.test_loss[-1]:.4f}); wrote {config.out}/checkpoint.pt, metrics.json, metrics.png")
+    if args.nproc > 1 and "RANK" not in os.environ:
+        return _launch_local(config, args.nproc)
+    _report(train(config), config)
     return 0
+
+
+def _report(history: History, config: TrainConfig) -> None:
+    if int(os.environ.get("RANK", "0")) == 0:
+        print(f"test accuracy {history.test_accuracy[-1]:.2%} (test loss {history.test_loss[-1]:.4f}); wrote {config.out}/checkpoint.pt, metrics.json, metrics.png")
+
+
+def _launch_local(config: TrainConfig, nproc: int) -> int:
+    """Train in ``nproc`` processes on this machine, as ``torchrun --standalone --nproc-per-node``
+    would: each gets torchrun's environment variables and ``1/nproc`` of the CPU threads."""
+    if torch.device(config.device).type == "cuda" and nproc > torch.cuda.device_count():
+        gpus = torch.cuda.device_count()
+        print(f"--nproc {nproc} needs one GPU per process; this machine has {gpus}", file=sys.stderr)
+        return 1
+    with socket.socket() as probe:  # a free port for the rendezvous on the loopback interface
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    try:
+        torch.multiprocessing.spawn(_local_worker, args=(nproc, port, config), nprocs=nproc)
+    except (torch.multiprocessing.ProcessRaisedException, torch.multiprocessing.ProcessExitedException) as error:
+        print(f"minitorch-rx train --nproc {nproc} failed: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _local_worker(local_rank: int, nproc: int, port: int, config: TrainConfig) -> None:
+    """One process of ``--nproc``: rank ``local_rank`` of ``nproc`` on this machine."""
+    os.environ.update(
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(port),
+        RANK=str(local_rank),
+        LOCAL_RANK=str(local_rank),
+        WORLD_SIZE=str(nproc),
+        LOCAL_WORLD_SIZE=str(nproc),
+    )
+    torch.set_num_threads(max(1, torch.get_num_threads() // nproc))
+    from .training import train
+
+    _report(train(config), config)
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -111,6 +155,13 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--workers", type=int, default=defaults.num_workers)
     train.add_argument("--limit", type=int, default=None, help="use only the first N training and test images")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
+    train.add_argument(
+        "--nproc",
+        type=int,
+        default=1,
+        help="data-parallel training in N local processes (--batch-size is per process); "
+        "under torchrun the process count is torchrun's and this is ignored",
+    )
     train.set_defaults(run=_train)
 
     evaluate = commands.add_parser("eval", help="test accuracy of a checkpoint (or of the shipped pretrained weights)")

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
 import torch
+import torch.distributed as dist
+from torch.utils.data import DistributedSampler, Subset
 from tqdm import tqdm
 
 from .. import models, optim
@@ -17,8 +23,12 @@ from ..autograd.grad_mode import no_grad
 from ..data import DataLoader, get_dataset
 from ..nn import Module
 from ..nn import functional as F
+from ..nn.parallel import DistributedDataParallel
 from ..random import manual_seed
 from ..serialization import load, save
+
+#: How long a rank waits in a collective for the others before failing (a crashed or hung peer).
+DISTRIBUTED_TIMEOUT = timedelta(minutes=5)
 
 
 @dataclass
@@ -49,6 +59,57 @@ class History:
     test_accuracy: list[float] = field(default_factory=list)
     images_per_second: list[float] = field(default_factory=list)
     step_losses: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Workers:
+    """This process among the training processes: rank ``rank`` of ``world_size``, computing on
+    ``device``. A plain run is rank 0 of 1."""
+
+    rank: int = 0
+    world_size: int = 1
+    device: str = "cpu"
+
+    @property
+    def is_main(self) -> bool:
+        """Rank 0: the process that prints progress and writes checkpoints, metrics and plots."""
+        return self.rank == 0
+
+    def all_sum(self, values: Sequence[float]) -> list[float]:
+        """``values`` summed element-wise over every process (one all-reduce)."""
+        if self.world_size == 1:
+            return list(values)
+        total = torch.tensor(values, dtype=torch.float64, device=self.device)
+        dist.all_reduce(total)
+        return total.tolist()
+
+
+@contextmanager
+def process_group(device: str) -> Iterator[Workers]:
+    """Join the processes that ``torchrun`` (or ``minitorch-rx train --nproc N``) started.
+
+    They are described by the environment variables RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR
+    and MASTER_PORT; the group uses NCCL for CUDA devices (local rank i on ``cuda:i``) and gloo
+    on the CPU, and is left when the block ends. Without them (or with WORLD_SIZE=1) this is a
+    single process.
+    """
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    if world_size == 1:
+        yield Workers(device=device)
+        return
+    cuda = torch.device(device).type == "cuda"
+    if cuda:
+        local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+        device = f"cuda:{local_rank}"
+        torch.cuda.set_device(local_rank)
+    joined = not dist.is_initialized()
+    if joined:
+        dist.init_process_group("nccl" if cuda else "gloo", timeout=DISTRIBUTED_TIMEOUT)
+    try:
+        yield Workers(dist.get_rank(), dist.get_world_size(), device)
+    finally:
+        if joined:
+            dist.destroy_process_group()
 
 
 def build_optimizer(name: str, params, lr: float, momentum: float, weight_decay: float) -> optim.Optimizer:
@@ -82,6 +143,14 @@ def set_rng_state(state: dict) -> None:
 
 def evaluate(model: Module, loader: DataLoader, device: str = "cpu", progress: bool = False, desc: str = "eval") -> tuple[float, float]:
     """Mean cross-entropy loss and accuracy (0..1) of ``model`` over ``loader``."""
+    loss_sum, correct, count = evaluation_sums(model, loader, device, progress, desc)
+    return loss_sum / max(count, 1), correct / max(count, 1)
+
+
+def evaluation_sums(
+    model: Module, loader: DataLoader, device: str = "cpu", progress: bool = False, desc: str = "eval"
+) -> tuple[float, int, int]:
+    """Summed cross-entropy loss, number of correct predictions and number of images over ``loader``."""
     model.eval()
     total_loss, correct, count = 0.0, 0, 0
     with no_grad():
@@ -91,19 +160,32 @@ def evaluate(model: Module, loader: DataLoader, device: str = "cpu", progress: b
             total_loss += F.cross_entropy(logits, labels, reduction="sum").item()
             correct += int((logits.argmax(1) == labels).sum().item())
             count += labels.shape[0]
-    return total_loss / max(count, 1), correct / max(count, 1)
+    return total_loss, correct, count
 
 
 def train(config: TrainConfig) -> History:
-    """Train ``config.model`` on ``config.dataset``; write checkpoint, metrics JSON and plot to ``config.out``."""
+    """Train ``config.model`` on ``config.dataset``; write checkpoint, metrics JSON and plot to ``config.out``.
+
+    Started by ``torchrun`` (or ``--nproc``), each process trains a DistributedDataParallel
+    replica on its DistributedSampler shard (``batch_size`` images per process and step) and
+    evaluates its shard of the test set; metrics are summed over the processes and only rank 0
+    prints progress and writes files.
+    """
+    with process_group(config.device) as workers:
+        return _train(config, workers)
+
+
+def _train(config: TrainConfig, workers: Workers) -> History:
     out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if workers.is_main:
+        out.mkdir(parents=True, exist_ok=True)
     manual_seed(config.seed)
-    model = models.get(config.model, **_model_kwargs(config.model, config.dataset)).to(config.device)
+    device = workers.device
+    model = models.get(config.model, **_model_kwargs(config.model, config.dataset)).to(device)
     optimizer = build_optimizer(config.optimizer, model.parameters(), config.lr, config.momentum, config.weight_decay)
     scheduler = optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs)
     train_set = _limited(get_dataset(config.dataset, config.data_root, train=True), config.limit)
-    test_set = _limited(get_dataset(config.dataset, config.data_root, train=False), config.limit)
+    test_set = _shard(_limited(get_dataset(config.dataset, config.data_root, train=False), config.limit), workers)
     test_loader = DataLoader(test_set, batch_size=256, num_workers=config.num_workers)
     history = History()
     start_epoch = 0
@@ -115,34 +197,56 @@ def train(config: TrainConfig) -> History:
         set_rng_state(checkpoint["rng"])
         history = History(**json.loads(checkpoint["history"]))
         start_epoch = checkpoint["epoch"]
+    net, sampler = model, None
+    if workers.world_size > 1:
+        local = torch.device(device)
+        net = DistributedDataParallel(model, device_ids=[local.index] if local.type == "cuda" else None)
+        sampler = DistributedSampler(
+            train_set, num_replicas=workers.world_size, rank=workers.rank, shuffle=True, seed=config.seed
+        )
+    show = config.progress and workers.is_main
     for epoch in range(start_epoch, config.epochs):
         # The shuffle order depends only on (seed, epoch), so a resumed run sees the same batches.
-        loader = DataLoader(train_set, batch_size=config.batch_size, shuffle=True, seed=config.seed * 1000 + epoch, num_workers=config.num_workers)
+        if sampler is None:
+            loader = DataLoader(train_set, batch_size=config.batch_size, shuffle=True, seed=config.seed * 1000 + epoch, num_workers=config.num_workers)
+        else:
+            sampler.set_epoch(epoch)
+            loader = DataLoader(
+                train_set, batch_size=config.batch_size, sampler=sampler, num_workers=config.num_workers
+            )
         model.train()
-        seen, correct, loss_sum, started = 0, 0, 0.0, time.perf_counter()
-        bar = tqdm(loader, desc=f"epoch {epoch + 1}/{config.epochs}", disable=not config.progress)
+        seen, correct, loss_sum, step_losses, started = 0, 0, 0.0, [], time.perf_counter()
+        bar = tqdm(loader, desc=f"epoch {epoch + 1}/{config.epochs}", disable=not show)
         for images, labels in bar:
-            images, labels = images.to(config.device), labels.to(config.device)
-            logits = model(images)
+            images, labels = images.to(device), labels.to(device)
+            logits = net(images)
             loss = F.cross_entropy(logits, labels)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             batch = labels.shape[0]
             value = loss.item()
-            history.step_losses.append(value)
+            step_losses.append(value)
             loss_sum += value * batch
             correct += int((logits.argmax(1) == labels).sum().item())
             seen += batch
-            bar.set_postfix(loss=f"{loss_sum / seen:.4f}", acc=f"{correct / seen:.4f}", img_s=f"{seen / (time.perf_counter() - started):.0f}")
+            rate = seen * workers.world_size / (time.perf_counter() - started)
+            bar.set_postfix(loss=f"{loss_sum / seen:.4f}", acc=f"{correct / seen:.4f}", img_s=f"{rate:.0f}")
         scheduler.step()
+        # Every rank runs the same number of equal-sized steps (DistributedSampler pads), so the
+        # mean of the ranks' step losses is the step loss over the whole global batch.
+        history.step_losses.extend(total / workers.world_size for total in workers.all_sum(step_losses))
+        loss_sum, correct, seen = workers.all_sum([loss_sum, correct, seen])
         history.train_loss.append(loss_sum / seen)
         history.train_accuracy.append(correct / seen)
         history.images_per_second.append(seen / (time.perf_counter() - started))
-        test_loss, test_accuracy = evaluate(model, test_loader, config.device, config.progress)
+        test_loss_sum, test_correct, test_count = workers.all_sum(evaluation_sums(model, test_loader, device, show))
+        test_loss, test_accuracy = test_loss_sum / max(test_count, 1), test_correct / max(test_count, 1)
         history.test_loss.append(test_loss)
         history.test_accuracy.append(test_accuracy)
-        if config.progress:
+        if not workers.is_main:
+            continue
+        if show:
             tqdm.write(f"epoch {epoch + 1}: train loss {loss_sum / seen:.4f}, test loss {test_loss:.4f}, test accuracy {test_accuracy:.2%}")
         save(
             {
@@ -156,13 +260,22 @@ def train(config: TrainConfig) -> History:
             },
             out / "checkpoint.pt",
         )
-    (out / "metrics.json").write_text(json.dumps({"config": asdict(config), **asdict(history)}, indent=2))
-    plot_history(history, out / "metrics.png")
+    if workers.is_main:
+        metrics = {"config": asdict(config), "world_size": workers.world_size, **asdict(history)}
+        (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+        plot_history(history, out / "metrics.png")
     return history
 
 
 def _limited(dataset, limit: int | None):
-    return dataset if limit is None else torch.utils.data.Subset(dataset, range(min(limit, len(dataset))))
+    return dataset if limit is None else Subset(dataset, range(min(limit, len(dataset))))
+
+
+def _shard(dataset, workers: Workers):
+    """Every ``world_size``-th image from ``rank`` on: disjoint shards that together hold each image once."""
+    if workers.world_size == 1:
+        return dataset
+    return Subset(dataset, range(workers.rank, len(dataset), workers.world_size))
 
 
 def _model_kwargs(model: str, dataset: str) -> dict:

@@ -8,7 +8,7 @@ torch.Size([3, 2])
 """
 
 from .. import init
-from . import functional
+from . import functional, parallel
 from .activation import (
     ELU,
     GELU,
@@ -91,4 +91,5 @@ __all__ = [
     "Tanh",
     "functional",
     "init",
+    "parallel",
 ]
