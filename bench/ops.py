@@ -16,7 +16,7 @@ from .common import interleaved
 
 def chain_minitorch(n_ops: int, x: mt.Tensor) -> None:
     y = x
-    for i in range(n_ops // 2):
+    for _ in range(n_ops // 2):
         y = y * 1.0001
         y = y + 0.0001
     y.sum().backward()
@@ -24,7 +24,7 @@ def chain_minitorch(n_ops: int, x: mt.Tensor) -> None:
 
 def chain_torch(n_ops: int, x: torch.Tensor) -> None:
     y = x
-    for i in range(n_ops // 2):
+    for _ in range(n_ops // 2):
         y = y * 1.0001
         y = y + 0.0001
     y.sum().backward()

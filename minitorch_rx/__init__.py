@@ -13,6 +13,7 @@ from torch import (  # dtypes, so that user code can say mt.float32
     bool,
     complex64,
     complex128,
+    device,
     float16,
     float32,
     float64,
@@ -22,9 +23,8 @@ from torch import (  # dtypes, so that user code can say mt.float32
     int64,
     uint8,
 )
-from torch import device
 
-from . import autograd, tensor_methods
+from . import autograd, data, init, models, nn, optim, tensor_methods  # noqa: E402  (they build on the names above)
 from .autograd import Graph, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange,
@@ -94,8 +94,6 @@ from .ops.shape import (
 )
 from .random import manual_seed
 from .serialization import load, save
-
-from . import data, init, models, nn, optim  # noqa: E402  (they build on the names above)
 
 del tensor_methods
 __version__ = "0.1.0"

@@ -112,7 +112,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _graph(args: argparse.Namespace) -> int:
-    from .. import autograd, models, randn, randint
+    from .. import autograd, models, randint, randn
     from ..nn import functional as F
 
     model = models.get(args.model)

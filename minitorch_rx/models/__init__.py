@@ -12,8 +12,8 @@ from collections.abc import Callable
 from importlib import resources
 
 from ..nn import Module
-from .resnet import ResNet, CifarResNet, resnet18, resnet20, resnet34
-from .small import C3DSmall, LeNet5, M5, MLP
+from .resnet import CifarResNet, ResNet, resnet18, resnet20, resnet34
+from .small import M5, MLP, C3DSmall, LeNet5
 from .vgg import VGG, vgg11_bn
 
 
