@@ -9,6 +9,7 @@ its links to its inputs go, and with them every intermediate nobody else holds.
 
 from __future__ import annotations
 
+import operator
 import sys
 from collections.abc import Sequence
 
@@ -18,6 +19,7 @@ import torch
 from . import graph as _graph
 from .function import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Node, accumulator
 from .grad_mode import state
+from .graph import _NodeRef
 from .tensor import Tensor
 
 # References to a gradient inside _accumulate when nobody else holds it: the engine's
@@ -112,6 +114,16 @@ def _roots_and_grads(tensors, grad_tensors):
 
 def _ordered_nodes(roots: list[Node]) -> list[Node]:
     """Every node that gradients from ``roots`` can reach, outputs before inputs."""
+    if len(roots) == 1 and roots[0]._rx is not None and not roots[0]._foreign:
+        # The common case: one root, one graph. ancestors() names each node once; map() keeps
+        # the per-node work in C.
+        root = roots[0]
+        rxgraph = root._rx
+        order = list(map(_NodeRef.__call__, map(rxgraph.__getitem__, rx.ancestors(rxgraph, root._index))))
+        if not any(map(_is_foreign, order)):
+            order.append(root)
+            order.sort(key=_seq, reverse=True)
+            return order
     nodes: dict[Node, None] = {}
     pending = list(roots)
     while pending:
@@ -134,8 +146,8 @@ def _ordered_nodes(roots: list[Node]) -> list[Node]:
     return order
 
 
-def _seq(node: Node) -> int:
-    return node._seq
+_seq = operator.attrgetter("_seq")
+_is_foreign = operator.attrgetter("_foreign")
 
 
 def run(roots: list[tuple[Node, int]], grads: list[torch.Tensor], retain_graph: bool, capture) -> None:
@@ -146,23 +158,91 @@ def run(roots: list[tuple[Node, int]], grads: list[torch.Tensor], retain_graph: 
     anomaly = state.anomaly
     previous_mode = state.grad_enabled
     state.grad_enabled = False
+    released: list[Node] = []
     try:
-        _run_in_order(order, retain_graph, capture, capture_nodes, anomaly)
+        if capture is None and not anomaly:
+            _run_plain(order, retain_graph, released)
+        else:
+            _run_in_order(order, retain_graph, capture, capture_nodes, anomaly, released)
     except BaseException:
         for node in order:  # leave no partial gradient behind: the graph stays usable
             node._grad = None if node._n_outputs == 1 else [None] * node._n_outputs
         raise
     finally:
         state.grad_enabled = previous_mode
+        _graph.remove_nodes(released)
 
 
-def _run_in_order(order: list[Node], retain_graph: bool, capture, capture_nodes, anomaly: bool) -> None:
+def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> None:
+    """The backward loop without ``autograd.grad``'s capture and without anomaly checks."""
     for node in order:
         grad = node._grad
         inputs = node._inputs
         if grad is None:
             if inputs and not retain_graph:
-                _release(node)
+                _release(node, released)
+            continue
+        node._grad = None
+        if inputs is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        if node._simple:  # apply1's nodes: one input that takes the first gradient, one output
+            out = node._function.backward(node, grad)
+            grad = None
+            g = out[0] if type(out) is tuple else out
+            out = None
+            if g is not None:
+                parent = inputs[0]
+                buffer = parent._grad
+                parent._grad = g if buffer is None else buffer + g
+                g = None
+            if not retain_graph:
+                node._inputs = None
+                node._saved = ()
+                released.append(node)
+            continue
+        if node._retained is not None:
+            _store_retained(node, grad)
+        if not inputs:  # a leaf's accumulator
+            _accumulate(node, grad)
+            continue
+        if node._n_outputs == 1:
+            out = node._function.backward(node, grad)
+        else:
+            out = node._function.backward(node, *_materialize(node, grad))
+        grad = None
+        if type(out) is not tuple:
+            out = (out,)
+        if len(out) != len(inputs):
+            raise RuntimeError(
+                f"function {type(node).__name__} returned an incorrect number of gradients "
+                f"(expected {len(inputs)}, got {len(out)})"
+            )
+        if node._fixups is None and node._input_nrs is None:
+            for parent, g in zip(inputs, out):
+                if parent is not None and g is not None:
+                    buffer = parent._grad
+                    parent._grad = g if buffer is None else buffer + g
+        else:
+            _distribute(node, inputs, out)
+        out = g = None
+        if not retain_graph:
+            node._inputs = None
+            if node._saved:
+                node._saved = ()
+            released.append(node)
+
+
+def _run_in_order(
+    order: list[Node], retain_graph: bool, capture, capture_nodes, anomaly: bool, released: list[Node]
+) -> None:
+    """The backward loop of ``autograd.grad`` (``capture``) and of anomaly detection: every node
+    takes the general path (``_run_plain`` is this loop without those checks, for speed)."""
+    for node in order:
+        grad = node._grad
+        inputs = node._inputs
+        if grad is None:
+            if inputs and not retain_graph:
+                _release(node, released)
             continue
         node._grad = None
         if inputs is None:
@@ -201,7 +281,7 @@ def _run_in_order(order: list[Node], retain_graph: bool, capture, capture_nodes,
             node._inputs = None
             if node._saved:
                 node._saved = ()
-            _graph.remove_node(node)
+            released.append(node)
 
 
 def _distribute(node: Node, inputs: tuple, out: tuple) -> None:
@@ -244,11 +324,11 @@ def _materialize(node: Node, grads: list) -> list[torch.Tensor]:
     ]
 
 
-def _release(node: Node) -> None:
+def _release(node: Node, released: list[Node]) -> None:
     node._inputs = None
     if node._saved:
         node._saved = ()
-    _graph.remove_node(node)
+    released.append(node)
 
 
 def _accumulate(acc: AccumulateGrad, g: torch.Tensor) -> None:

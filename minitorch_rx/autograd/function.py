@@ -36,17 +36,20 @@ class Node:
 
     It holds the nodes of its inputs strongly and nothing that points forward, so an
     output's whole history dies with the output. Attributes that few nodes set are class
-    defaults and land in the instance ``__dict__`` only when set.
+    defaults and land in the instance ``__dict__`` only when set. ``_simple`` marks the nodes
+    of ``apply1`` (one input from a single-output node, one output, no broadcasting, no retained
+    output): backward takes a shorter path for them.
     """
 
     # The engine's own state is underscored, so that it never collides with what an op stores
     # on its ctx (ctx.index, ctx.shape, ...).
-    __slots__ = ("_inputs", "needs_input_grad", "_seq", "_rx", "_index", "_grad", "__dict__", "__weakref__")
+    __slots__ = (
+        "_inputs", "needs_input_grad", "_seq", "_rx", "_index", "_ref", "_grad", "_saved", "_saved_versions",
+        "_simple", "__dict__", "__weakref__",
+    )
 
     _function: type | None = None  # the Function this node records (set on each per-Function subclass)
     dot_shape = "box"
-    _saved: tuple = ()
-    _saved_versions: tuple = ()
     _fixups: tuple | None = None  # per input: (shape, dtype) its gradient must be reduced/cast to
     _input_nrs: tuple | None = None  # per input: which output of a multi-output node it is
     _n_outputs = 1
@@ -60,10 +63,19 @@ class Node:
         """Keep ``tensors`` for backward; an in-place change to any of them is caught there.
         Python scalars pass through (ops on them save the scalar operand)."""
         self._saved = tensors
-        try:
-            self._saved_versions = [None if t is None else t._version for t in tensors]
-        except AttributeError:
-            self._saved_versions = [t._version if isinstance(t, torch.Tensor) else None for t in tensors]
+        # A tuple, not a list: the cycle collector stops tracking a tuple of ints after one look,
+        # while a list per op would stay tracked, and traversed, for as long as the graph lives.
+        if len(tensors) == 2:  # binary ops, and unary ones that keep (input, output): no loop
+            a, b = tensors
+            self._saved_versions = (
+                a._version if isinstance(a, torch.Tensor) else None,
+                b._version if isinstance(b, torch.Tensor) else None,
+            )
+        else:
+            versions = []
+            for t in tensors:  # a loop, not map() or a comprehension: no Python frame per tensor
+                versions.append(t._version if isinstance(t, torch.Tensor) else None)
+            self._saved_versions = tuple(versions)
 
     def mark_non_differentiable(self, *outputs: torch.Tensor) -> None:
         """Declare outputs (e.g. indices) that never carry a gradient."""
@@ -74,9 +86,10 @@ class Node:
         if self._inputs is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         saved = self._saved
-        for t, version in zip(saved, self._saved_versions):
-            if version is not None and t._version != version:
-                raise RuntimeError(_modified_message(self, t, version))
+        if saved:
+            for t, version in zip(saved, self._saved_versions):
+                if version is not None and t._version != version:
+                    raise RuntimeError(_modified_message(self, t, version))
         return saved
 
     @classmethod
@@ -144,7 +157,8 @@ def accumulator(t: Tensor, rxgraph) -> AccumulateGrad:
             return acc
     acc = AccumulateGrad()
     acc.variable = weakref.ref(t)
-    acc._inputs = ()
+    acc._inputs = acc._saved = ()
+    acc._simple = False
     acc.needs_input_grad = ()
     acc._seq = _next_seq()
     acc._grad = None
@@ -205,7 +219,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args: object) -> Tensor | tuple:
-        if state.grad_enabled:
+        if state._grad_enabled:  # the attribute behind the property: this is every op's path
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad:
                     return _record(cls, args)
@@ -219,41 +233,50 @@ class Function:
         """``apply`` for the common case of one tensor input ``x`` followed by plain parameters
         (Python values or constants that never require grad and never broadcast ``x``); single
         output. The hot path of unary ops and of ops with a scalar operand."""
-        if type(x) is not Tensor and not isinstance(x, Tensor):
-            raise TypeError(f"{cls.__name__}: expected a Tensor, got {type(x).__name__}")
-        if not (x._requires_grad and state.grad_enabled):
-            return Tensor._make(cls.forward(_InertContext(params + (x,)), x.data, *params), None)
-        state_ = state
-        rxgraph = (state_.graph or _graph.current_graph())._rx
+        graph = state.recording
+        if graph is None or type(x) is not Tensor or not x._requires_grad:
+            return _apply1_general(cls, x, params)
+        rxgraph = graph._rx
         node = cls._node_cls()
+        node._saved = ()
+        node._simple = True
+        extra = len(params)
         parent = x._node
         if parent is None:
             parent = accumulator(x, rxgraph)
         elif parent._n_outputs != 1:
-            node._input_nrs = (x._out_nr, *_NO_INPUTS[len(params)])
-        node.needs_input_grad = _FIRST_INPUT_ONLY[len(params)]
+            node._input_nrs = (x._out_nr, *_NO_INPUTS[extra])
+            node._simple = False
+        node.needs_input_grad = _FIRST_INPUT_ONLY[extra]
         out = cls.forward(node, x.data, *params)
-        node._inputs = (parent, *_NO_INPUTS[len(params)])
+        node._inputs = (parent, *_NO_INPUTS[extra]) if extra else (parent,)
         node._seq = _next_seq()
         node._grad = None
         result = _new_tensor(Tensor)
         result.data = out
         result._node = node
         result._requires_grad = True
-        result._grad = None
+        result._grad = result._acc = result._hooks = None
         result._out_nr = 0
-        result._acc = None
-        result._hooks = None
-        if state_.anomaly:
-            node._forward_trace = traceback.format_stack()[:-2]
-        ref = _NodeRef(node, _remove_dead_node)
+        # Record in the graph (inlined graph.add_node: this is every op's hot path).
+        ref = node._ref = _NodeRef(node, _remove_dead_node)
         ref._rx = node._rx = rxgraph
-        index = ref._index = node._index = rxgraph.add_node(ref)
         if parent._rx is rxgraph:
-            rxgraph.add_edge(parent._index, index, None)
+            ref._index = node._index = rxgraph.add_child(parent._index, ref, None)
         else:
+            ref._index = node._index = rxgraph.add_node(ref)
             node._foreign = True
         return result
+
+
+def _apply1_general(cls: type[Function], x: Tensor, params: tuple) -> Tensor:
+    """``apply1`` off its hot path: grad mode off, anomaly detection on, no graph yet, an input
+    that needs no gradient, or a Tensor subclass."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{cls.__name__}: expected a Tensor, got {type(x).__name__}")
+    if x._requires_grad and state.grad_enabled:
+        return _record(cls, (x, *params))
+    return Tensor._make(cls.forward(_InertContext(params + (x,)), x.data, *params), None)
 
 
 _NO_INPUTS = [(None,) * n for n in range(16)]
@@ -263,8 +286,10 @@ _FIRST_INPUT_ONLY = [(True,) + (False,) * n for n in range(16)]
 def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
     """Run ``cls.forward`` on the data of ``args`` and record its node (some arg requires grad)."""
     state_ = state
-    rxgraph = (state_.graph or _graph.current_graph())._rx
+    rxgraph = (state_.recording or _graph.current_graph())._rx
     node = cls._node_cls()
+    node._saved = ()
+    node._simple = False
     datas = []
     parents = []
     needs = []
@@ -298,16 +323,14 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
         result.data = out
         result._node = node
         result._requires_grad = True
-        result._grad = None
+        result._grad = result._acc = result._hooks = None
         result._out_nr = 0
-        result._acc = None
-        result._hooks = None
         if cls.broadcasting:
             _record_fixups(node, args, out)
-    if state_.anomaly:
+    if state_._anomaly:
         node._forward_trace = traceback.format_stack()[:-3]
     # Record in the graph (inlined graph.add_node: this is every op's hot path).
-    ref = _NodeRef(node, _remove_dead_node)
+    ref = node._ref = _NodeRef(node, _remove_dead_node)
     ref._rx = node._rx = rxgraph
     index = ref._index = node._index = rxgraph.add_node(ref)
     for parent in parents:

@@ -7,12 +7,48 @@ import threading
 
 
 class _State(threading.local):
-    """Per-thread engine state, read by every op (so kept to plain attributes)."""
+    """Per-thread engine state, read by every op.
+
+    ``recording`` is what an op's hot path reads, once: the Graph to record into when grad mode
+    is on and anomaly detection off, else None (ops then take the general path, which checks
+    the mode and keeps anomaly traces). It follows the three settings through their setters.
+    """
 
     def __init__(self) -> None:
-        self.grad_enabled = True
-        self.anomaly = False
-        self.graph = None  # the Graph ops record into; set lazily by autograd.graph
+        self._grad_enabled = True
+        self._anomaly = False
+        self._graph = None  # the Graph ops record into; set lazily by autograd.graph
+        self.recording = None
+
+    def _refresh(self) -> None:
+        self.recording = self._graph if self._grad_enabled and not self._anomaly else None
+
+    @property
+    def grad_enabled(self) -> bool:
+        return self._grad_enabled
+
+    @grad_enabled.setter
+    def grad_enabled(self, enabled: bool) -> None:
+        self._grad_enabled = enabled
+        self._refresh()
+
+    @property
+    def anomaly(self) -> bool:
+        return self._anomaly
+
+    @anomaly.setter
+    def anomaly(self, enabled: bool) -> None:
+        self._anomaly = enabled
+        self._refresh()
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @graph.setter
+    def graph(self, graph) -> None:
+        self._graph = graph
+        self._refresh()
 
 
 state = _State()

@@ -27,14 +27,20 @@ def _remove_dead_node(ref: _NodeRef) -> None:
         ref._rx.remove_node(ref._index)
 
 
-def remove_node(node) -> None:
-    """Take a live node out of its graph now (after backward has released it)."""
-    rxgraph = node._rx
-    if rxgraph is not None:
-        ref = rxgraph[node._index]
-        rxgraph.remove_node(node._index)
-        ref._rx = None
-        node._rx = None
+def remove_nodes(nodes: list) -> None:
+    """Take live nodes out of their graphs now (after backward has released them), one call
+    into rustworkx per graph; their weak references' callbacks then have nothing left to do."""
+    indices: dict = {}
+    for node in nodes:
+        rxgraph = node._rx
+        if rxgraph is not None:
+            members = indices.get(rxgraph)
+            if members is None:
+                members = indices[rxgraph] = []
+            members.append(node._index)
+            node._ref._rx = node._rx = None
+    for rxgraph, members in indices.items():
+        rxgraph.remove_nodes_from(members)
 
 
 class Graph:
@@ -120,7 +126,7 @@ def current_graph() -> Graph:
 
 def add_node(rxgraph: rx.PyDiGraph, node) -> None:
     """Record ``node`` in ``rxgraph`` with edges from its inputs that live in the same graph."""
-    ref = _NodeRef(node, _remove_dead_node)
+    ref = node._ref = _NodeRef(node, _remove_dead_node)
     ref._rx = rxgraph
     index = ref._index = rxgraph.add_node(ref)
     node._rx = rxgraph

@@ -218,6 +218,7 @@ class Tensor:
         import weakref
 
         node._retained = [*(node._retained or ()), weakref.ref(self)]
+        node._simple = False
 
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> None:
         """Call ``hook(tensor)`` each time backward has accumulated into this leaf's ``.grad``."""

@@ -7,11 +7,17 @@ import torch
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, operand
+from .constants import _cache as _constants
 
 
 def binary(fn: type[Function], a: object, b: object) -> Tensor:
     """Apply a two-operand op where either operand may be a Python scalar."""
     if isinstance(a, Tensor):
+        if type(b) is float:
+            # The hot path, a Python float already cached as a constant: one frame fewer than operand().
+            constant = _constants.get((b, a.data.dtype))
+            if constant is not None:
+                return fn.apply1(a, constant)
         b = operand(b, a.data)
         return fn.apply(a, b) if isinstance(b, Tensor) else fn.apply1(a, b)
     if isinstance(b, Tensor):
