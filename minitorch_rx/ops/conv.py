@@ -1,25 +1,7 @@
 """Convolution as im2col + matmul, and ``unfold``/``fold`` (im2col/col2im), for 1, 2 and 3 spatial dims.
 
-One implementation serves every rank: windows are ``as_strided`` views of the (padded) input,
-and col2im adds them back one spatial dim at a time.
-
-Choices measured with bench/conv.py and prototypes (one thread, float32, 2-core shared machine;
-ratios are fwd + bwd time against torch's native convolution under torch.autograd):
-
-- Convolution columns are laid out ``(C*k..., N*L)``: channels and kernel offsets on the rows,
-  batch and output positions on the columns. The copy that fills them moves runs of output rows
-  (2-10x cheaper than ``(N*L, C*k...)``, whose runs are one kernel row), the weight gradient is
-  one matmul, and groups are a plain view ``(G, C/G*k..., N*L)``.
-- The columns are filled in two copies (``_copy_windows``): for LeNet's second conv they took
-  40% less time than one copy whose runs are one 10-float output row.
-- The forward matmul is batched over samples with the weight expanded, which writes the output
-  directly in ``(N, O, L)`` order (no transpose copy of the output).
-- Columns are built and used a batch slice at a time (``CHUNK_ELEMENTS``), so a slice is still
-  in cache when the matmul (forward) or col2im (backward) reads it: the 3-D case went from
-  1.6-3.5x to 1.1-1.25x; LeNet's layers, whose columns are 4-5 MB, barely changed.
-- col2im reduces the kernel offsets of the *outermost* spatial dim first, so each add moves
-  whole output planes; innermost first was 1.2-2x slower, ``F.fold`` (2-D only) 2-3x slower,
-  and a scatter (``index_add_``) with precomputed indices 2x slower.
+This file holds the differentiable ops, their argument checks (in PyTorch's words) and the batch
+slicing; the column kernels, layouts and the measurements behind them are in ``ops/im2col.py``.
 """
 
 from __future__ import annotations
@@ -28,10 +10,10 @@ import math
 from collections.abc import Sequence
 
 import torch
-import torch.nn.functional as torch_functional
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from . import im2col as columns
 
 IntOrTuple = int | Sequence[int]
 
@@ -59,128 +41,12 @@ def _num_blocks(
     return tuple((p - d * (k - 1) - 1) // s + 1 for p, k, d, s in zip(padded, kernel, dilation, stride, strict=True))
 
 
-def _pad(x: torch.Tensor, pads: tuple[tuple[int, int], ...]) -> torch.Tensor:
-    """Zero-pad the spatial dims of ``x`` (N, C, *spatial) by ``(before, after)`` per dim."""
-    if not any(before or after for before, after in pads):
-        return x
-    flat = [amount for before_after in reversed(pads) for amount in before_after]
-    return torch_functional.pad(x, flat)
-
-
-def _crop(x: torch.Tensor, pads: tuple[tuple[int, int], ...]) -> torch.Tensor:
-    """The inverse of ``_pad``: a view without the padding."""
-    if not any(before or after for before, after in pads):
-        return x
-    index = tuple(slice(before, size - after) for size, (before, after) in zip(x.shape[2:], pads, strict=True))
-    return x[(slice(None), slice(None), *index)]
-
-
-def _windows(
-    padded: torch.Tensor,
-    kernel: tuple[int, ...],
-    dilation: tuple[int, ...],
-    stride: tuple[int, ...],
-    out_size: tuple[int, ...],
-    channels_first: bool,
-) -> torch.Tensor:
-    """Every kernel window of ``padded`` (N, C, *S) as a view, no copy.
-
-    Shape ``(C, *kernel, N, *out_size)`` when ``channels_first`` (convolution's columns), else
-    ``(N, C, *kernel, *out_size)`` (``unfold``'s).
-    """
-    n_stride, c_stride, *spatial = padded.stride()
-    n, c = padded.shape[:2]
-    kernel_strides = [s * d for s, d in zip(spatial, dilation, strict=True)]
-    window_strides = [s * st for s, st in zip(spatial, stride, strict=True)]
-    if channels_first:
-        size = (c, *kernel, n, *out_size)
-        strides = (c_stride, *kernel_strides, n_stride, *window_strides)
-    else:
-        size = (n, c, *kernel, *out_size)
-        strides = (n_stride, c_stride, *kernel_strides, *window_strides)
-    return padded.as_strided(size, strides)
-
-
-def _copy_windows(
-    padded: torch.Tensor,
-    kernel: tuple[int, ...],
-    dilation: tuple[int, ...],
-    stride: tuple[int, ...],
-    out: torch.Tensor,
-) -> None:
-    """Copy every window of ``padded`` (N, C, *S) into ``out`` (C, *kernel, N, *out_size).
-
-    In two copies when there are several spatial dims: first the innermost dim's windows, into
-    (C, k_last, N, *S[:-1], out_last); then the other dims' windows of that, whose rows of the
-    innermost dim are now contiguous, so the big copy moves whole output planes at a time instead
-    of single output rows (40% less time for LeNet's second conv).
-    """
-    out_size = out.shape[len(kernel) + 2 :]
-    if len(kernel) == 1:
-        out.copy_(_windows(padded, kernel, dilation, stride, out_size, channels_first=True))
-        return
-    n_stride, c_stride, *spatial = padded.stride()
-    n, c, *sizes = padded.shape
-    partial = padded.as_strided(
-        (c, kernel[-1], n, *sizes[:-1], out_size[-1]),
-        (c_stride, spatial[-1] * dilation[-1], n_stride, *spatial[:-1], spatial[-1] * stride[-1]),
-    ).contiguous()
-    p_c, p_k, p_n, *p_spatial, p_last = partial.stride()
-    out.copy_(
-        partial.as_strided(
-            out.shape,
-            (
-                p_c,
-                *(s * d for s, d in zip(p_spatial, dilation[:-1], strict=True)),
-                p_k,
-                p_n,
-                *(s * st for s, st in zip(p_spatial, stride[:-1], strict=True)),
-                p_last,
-            ),
-        )
-    )
-
-
-def _col2im(
-    cols: torch.Tensor,
-    out: torch.Tensor,
-    dilation: tuple[int, ...],
-    stride: tuple[int, ...],
-    out_size: tuple[int, ...],
-) -> torch.Tensor:
-    """Add every window of ``cols`` (A, B, *kernel, *out_size) into ``out`` (A, B, *padded), a
-    zero-filled tensor or view, and return it: the adjoint of ``_windows``.
-
-    One spatial dim at a time, outermost first: after the offsets of dim ``d`` are added, the
-    next tensor has that dim at its padded size and one kernel dim fewer.
-    """
-    nd = len(out_size)
-    axis = nd + 1  # where dim d sits once kernel axis d (always axis 2) is selected away
-    current = cols
-    for d in range(nd):
-        if d == nd - 1:
-            target = out
-        else:
-            shape = list(current.shape)
-            del shape[2]
-            shape[axis] = out.shape[2 + d]
-            target = current.new_zeros(shape)
-        span = stride[d] * (out_size[d] - 1) + 1
-        index = [slice(None)] * target.dim()
-        for offset in range(current.shape[2]):
-            start = offset * dilation[d]
-            index[axis] = slice(start, start + span, stride[d])
-            target[tuple(index)].add_(current.select(2, offset))
-        current = target
-    return out
-
-
 def _im2col_rows(
     x: torch.Tensor, kernel: tuple, dilation: tuple, pads: tuple, stride: tuple, out_size: tuple
 ) -> torch.Tensor:
     """``unfold``'s result (N, C*prod(kernel), L) for a batched ``x``."""
-    windows = _windows(_pad(x, pads), kernel, dilation, stride, out_size, channels_first=False)
-    return windows.reshape(x.shape[0], x.shape[1] * math.prod(kernel), math.prod(out_size))
+    blocks = columns.windows(columns.pad(x, pads), kernel, dilation, stride, out_size, channels_first=False)
+    return blocks.reshape(x.shape[0], x.shape[1] * math.prod(kernel), math.prod(out_size))
 
 
 def _col2im_rows(
@@ -192,8 +58,8 @@ def _col2im_rows(
     out_size = _num_blocks(padded, kernel, dilation, stride)
     channels = cols.shape[1] // math.prod(kernel)
     out = cols.new_zeros(n, channels, *padded)
-    _col2im(cols.reshape(n, channels, *kernel, *out_size), out, dilation, stride, out_size)
-    return _crop(out, pads)
+    columns.Col2im(kernel, dilation, stride, out_size, padded)(cols.reshape(n, channels, *kernel, *out_size), out)
+    return columns.crop(out, pads)
 
 
 # ------------------------------------------------------------------ Functions
@@ -229,9 +95,8 @@ class Fold(Function):
 
 
 #: Columns are built and used a batch slice at a time, about this many elements per slice, so
-#: that they are still in cache when the matmul reads them (and, in backward, the input
-#: gradient's columns when col2im reads them).
-CHUNK_ELEMENTS = 1 << 20
+#: that they are still in cache when the matmul reads them.
+CHUNK_ELEMENTS = 1 << 19
 
 
 def _batch_slices(n: int, per_sample: int) -> list[tuple[int, int]]:
@@ -243,70 +108,67 @@ def _batch_slices(n: int, per_sample: int) -> list[tuple[int, int]]:
 
 
 class ConvNd(Function):
-    """``y[n, o] = b[o] + sum_{c, k} w[o, c, k] * x_padded[n, c, window(k)]``, per group
-    ``w (G, O/G, C/G*K) @ cols (G, C/G*K, N*L)``, built and multiplied a batch slice at a time."""
+    """``y[n, o] = b[o] + sum_{c, k} w[o, c, k] * x_padded[n, c, window(k)]`` by im2col + one
+    matmul per batch slice (``ops/im2col.py``).
+
+    Backward rebuilds each slice's columns from the saved input rather than keeping the columns
+    (K times the input's size) alive between forward and backward: PyTorch keeps the input too.
+    (Keeping even LeNet-5's 5 MB of columns was slower: a fresh buffer per step page-faults.)
+    With stride 1 the input gradient is itself a convolution, of the padded output gradient with
+    the flipped kernel (im2col + matmul again); otherwise it is col2im of ``w.T @ grad``.
+    """
 
     @staticmethod
     def forward(ctx, x, weight, bias, stride, pads, dilation, groups, batched):
         if not batched:
             x = x.unsqueeze(0)
-        n, channels = x.shape[:2]
-        out_channels = weight.shape[0]
         kernel = tuple(weight.shape[2:])
-        batch_axis = 1 + len(kernel)
-        padded = _pad(x, pads)
-        out_size = _num_blocks(padded.shape[2:], kernel, dilation, stride)
-        positions = math.prod(out_size)
-        rows = channels // groups * math.prod(kernel)
-        w = weight.reshape(groups, out_channels // groups, rows)
-        cols = x.new_empty(groups, rows, n * positions)
-        cols_windows = cols.view(channels, *kernel, n, *out_size)
-        y = x.new_empty(n, out_channels, positions)
-        for start, stop in _batch_slices(n, groups * rows * positions):
-            size = stop - start
-            target = cols_windows.narrow(batch_axis, start, size)
-            _copy_windows(padded[start:stop], kernel, dilation, stride, target)
-            part = cols[:, :, start * positions : stop * positions]
-            if groups == 1:
-                # Batched over samples with the weight expanded: the result is already (n, O, L).
-                per_sample = part[0].view(rows, size, positions).transpose(0, 1)
-                torch.bmm(w.expand(size, -1, -1), per_sample, out=y[start:stop])
-            else:
-                y[start:stop] = torch.bmm(w, part).view(out_channels, size, positions).transpose(0, 1)
-            if bias is not None:
-                y[start:stop].add_(bias.view(-1, 1))
+        padded_size = [s + before + after for s, (before, after) in zip(x.shape[2:], pads, strict=True)]
+        out_size = _num_blocks(padded_size, kernel, dilation, stride)
+        per_sample = x.shape[1] * math.prod(kernel) * math.prod(out_size)
+        slices = _batch_slices(x.shape[0], per_sample)
+        y = columns.correlate(x, pads, weight, bias, dilation, stride, out_size, groups, slices)
         need_x, need_w = ctx.needs_input_grad[:2]
-        ctx.save_for_backward(cols if need_w else None, w if need_x else None)
-        ctx.meta = (padded.shape, pads, dilation, stride, out_size, groups, weight.shape, batched)
-        y = y.view(n, out_channels, *out_size)
+        ctx.save_for_backward(x if need_w else None, weight if need_x else None)
+        ctx.meta = (x.shape, pads, dilation, stride, out_size, groups, weight.shape, batched)
         return y if batched else y.squeeze(0)
 
     @staticmethod
     def backward(ctx, grad):
-        cols, w = ctx.saved_tensors
-        padded_shape, pads, dilation, stride, out_size, groups, weight_shape, batched = ctx.meta
+        x, weight = ctx.saved_tensors
+        x_shape, pads, dilation, stride, out_size, groups, weight_shape, batched = ctx.meta
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        n, channels = padded_shape[:2]
+        n, channels = x_shape[:2]
         out_channels = weight_shape[0]
         kernel = tuple(weight_shape[2:])
         positions = math.prod(out_size)
         g = (grad if batched else grad.unsqueeze(0)).reshape(n, out_channels, positions)
-        g2 = g.transpose(0, 1).reshape(groups, out_channels // groups, n * positions)
         grad_x = grad_w = grad_b = None
         if need_b:
-            grad_b = g2.sum(2).view(-1)
+            grad_b = g.sum((0, 2))
+        if not (need_x or need_w):
+            return grad_x, grad_w, grad_b, None, None, None, None, None
+        # The output gradient channels-first, (G, O/G, N*L): a batch slice of it is one matrix.
+        g_t = g.transpose(0, 1).reshape(groups, out_channels // groups, n * positions)
+        slices = _batch_slices(n, channels * math.prod(kernel) * positions)
         if need_w:
-            grad_w = torch.bmm(g2, cols.transpose(1, 2)).view(weight_shape)
+            grad_w = columns.weight_gradient(x, pads, g_t, weight_shape, dilation, stride, out_size, groups, slices)
         if need_x:
-            buffer = g.new_zeros(padded_shape)
-            rows = channels // groups * math.prod(kernel)
-            for start, stop in _batch_slices(n, groups * rows * positions):
-                part = g2[:, :, start * positions : stop * positions]
-                grad_cols = torch.bmm(w.transpose(1, 2), part)
-                grad_cols = grad_cols.view(channels, *kernel, stop - start, *out_size)
-                target = buffer[start:stop].transpose(0, 1)
-                _col2im(grad_cols.movedim(1 + len(kernel), 1), target, dilation, stride, out_size)
-            grad_x = _crop(buffer, pads)
+            g_pads = columns.transposed_padding(kernel, dilation, stride, pads)
+            # The transposed convolution's columns are out_channels * prod(x's size) per sample:
+            # where that exceeds the forward's, col2im moves less data.
+            if g_pads is None or out_channels * math.prod(x_shape[2:]) > channels * positions:
+                grad_x = columns.input_gradient_by_col2im(
+                    weight, g_t, x_shape, pads, dilation, stride, out_size, groups, slices
+                )
+            else:
+                spatial = tuple(range(2, 2 + len(kernel)))
+                flipped = weight.flip(spatial).view(groups, out_channels // groups, channels // groups, *kernel)
+                flipped = flipped.transpose(1, 2).reshape(channels, out_channels // groups, *kernel)
+                size = tuple(x_shape[2:])
+                slices = _batch_slices(n, out_channels * math.prod(kernel) * math.prod(size))
+                g_full = g.view(n, out_channels, *out_size)
+                grad_x = columns.correlate(g_full, g_pads, flipped, None, dilation, stride, size, groups, slices)
             if not batched:
                 grad_x = grad_x.squeeze(0)
         return grad_x, grad_w, grad_b, None, None, None, None, None

@@ -1,0 +1,512 @@
+"""im2col kernels of the convolutions in ``ops/conv.py``: windows, columns, col2im, and the
+correlation ``out = w @ columns`` built and multiplied a batch slice at a time.
+
+Every rank (1-D, 2-D, 3-D) shares one implementation: windows are ``as_strided`` views of a
+zero-padded input, and col2im adds them back one spatial dim at a time. Two column layouts:
+
+- channels-first ``(C*k..., n*L)`` from NCHW data: the copy that fills them moves runs of output
+  rows, and the product is ``w (O, C*k) @ cols`` by MKL (a bmm over groups, or over samples);
+- channels-last ``(n*L, k...*C)`` from a channels-last copy of each slice, for small images with
+  many channels (ResNet-20's 8x8 stage): the copy moves runs of ``k_last * C`` channels instead of
+  8-float rows, and the product is ``cols @ w.T`` by oneDNN's matmul (60-89 GFLOP/s here, against
+  50-60 for MKL's). Its transposing copies cost too much with few channels or large images (2 GB/s).
+
+Choices measured here (one thread, float32, 2-core shared machine, CPU time):
+
+- A slice's columns stay about the size of L2 (``conv.CHUNK_ELEMENTS``): a (16, 144) by
+  (144, N) product ran at 50-60 GFLOP/s up to N = 4096 and at 18-27 beyond, out of cache.
+- Work buffers are reused between calls (``scratch``): fresh multi-MB buffers cost a page fault
+  per 4 KB on first touch (0.7 ms for LeNet's 1.2 MB); without them a LeNet step made 200-400.
+- The padding is written per slice into a zero-bordered buffer (only its interior is refilled),
+  not by ``F.pad`` over the whole batch (2-3 GB/s).
+- Products of at least ``PER_SAMPLE_PRODUCT_FROM`` multiply-adds per sample are written straight
+  into the (N, O, L) output, one sample each; smaller ones run as one product per slice and are
+  reordered by a copy.
+- Output rows shorter than ``TWO_STEP_BELOW`` are copied in two steps (``_WindowCopier``).
+- col2im reduces the kernel offsets of the *outermost* spatial dim first, so each add moves whole
+  output planes; innermost first was 1.2-2x slower, ``F.fold`` (2-D only) 2-3x slower, and a
+  scatter (``index_add_``) with precomputed indices 2x slower.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator, Sequence
+
+import torch
+import torch.nn.functional as torch_functional
+
+Pads = tuple[tuple[int, int], ...]
+Slices = list[tuple[int, int]]
+
+#: Below this many output positions along the innermost spatial dim, channels-first columns are
+#: copied in two steps (see ``_WindowCopier``) and, with enough channels, channels-last columns
+#: are used instead.
+TWO_STEP_BELOW = 16
+#: The fewest channels for which channels-last columns pay for their transposing copies.
+CHANNELS_LAST_FROM = 16
+#: Channels-last columns for output rows shorter than this.
+CHANNELS_LAST_BELOW = 16
+#: From this many multiply-adds per sample, channels-first products are computed one sample at
+#: a time straight into the output; below (LeNet: 0.1-0.2M), one product per slice is reordered
+#: afterwards, as MKL's small products cost more than the reordering copy.
+PER_SAMPLE_PRODUCT_FROM = 1 << 20
+
+
+def _onednn_linear():
+    """torch's oneDNN matmul (``x @ w.T + b``), where this build of torch has one."""
+    try:
+        return torch.ops.mkldnn._linear_pointwise if torch.backends.mkldnn.is_available() else None
+    except (AttributeError, RuntimeError):
+        return None
+
+
+_mkldnn_linear = _onednn_linear()
+
+
+# ------------------------------------------------------------------ scratch memory
+class _Scratch(threading.local):
+    """Per-thread work buffers (columns, products, padded slices), kept between calls: a fresh
+    buffer of a few MB costs a page fault per 4 KB on first touch (0.7 ms for LeNet's 1.2 MB
+    output of conv1), more than the copy that fills it. Each is at most about a batch slice."""
+
+    def __init__(self) -> None:
+        self.buffers: dict[tuple, torch.Tensor] = {}
+
+
+_scratch = _Scratch()
+
+
+def scratch(name: str, numel: int, like: torch.Tensor) -> torch.Tensor:
+    """A flat, uninitialized buffer of ``numel`` elements of ``like``'s dtype and device, reused by
+    the next call with the same ``name`` (callers must not hold it across such a call)."""
+    key = (name, like.dtype, like.device)
+    buffer = _scratch.buffers.get(key)
+    if buffer is None or buffer.numel() < numel:
+        buffer = _scratch.buffers[key] = like.new_empty(numel)
+    return buffer[:numel]
+
+
+# ------------------------------------------------------------------ padding and windows
+def pad(x: torch.Tensor, pads: Pads) -> torch.Tensor:
+    """Zero-pad the spatial dims of ``x`` (N, C, *spatial) by ``(before, after)`` per dim."""
+    if not any(before or after for before, after in pads):
+        return x
+    flat = [amount for before_after in reversed(pads) for amount in before_after]
+    return torch_functional.pad(x, flat)
+
+
+def crop(x: torch.Tensor, pads: Pads) -> torch.Tensor:
+    """The inverse of ``pad``: a view without the padding."""
+    if not any(before or after for before, after in pads):
+        return x
+    index = tuple(slice(before, size - after) for size, (before, after) in zip(x.shape[2:], pads, strict=True))
+    return x[(slice(None), slice(None), *index)]
+
+
+def windows(
+    padded: torch.Tensor,
+    kernel: tuple[int, ...],
+    dilation: tuple[int, ...],
+    stride: tuple[int, ...],
+    out_size: tuple[int, ...],
+    channels_first: bool,
+) -> torch.Tensor:
+    """Every kernel window of ``padded`` (N, C, *S) as a view, no copy.
+
+    Shape ``(C, *kernel, N, *out_size)`` when ``channels_first`` (convolution's columns), else
+    ``(N, C, *kernel, *out_size)`` (``unfold``'s).
+    """
+    n_stride, c_stride, *spatial = padded.stride()
+    n, c = padded.shape[:2]
+    kernel_strides = [s * d for s, d in zip(spatial, dilation, strict=True)]
+    window_strides = [s * st for s, st in zip(spatial, stride, strict=True)]
+    if channels_first:
+        size = (c, *kernel, n, *out_size)
+        strides = (c_stride, *kernel_strides, n_stride, *window_strides)
+    else:
+        size = (n, c, *kernel, *out_size)
+        strides = (n_stride, c_stride, *kernel_strides, *window_strides)
+    return padded.as_strided(size, strides)
+
+
+class _WindowCopier:
+    """Copies the windows of batch slices of ``padded`` (N, C, *S) into columns (C, *kernel, n, *out_size).
+
+    In one copy when the output rows are long. Otherwise in two: first the innermost dim's
+    windows, into (C, k_last, n, *S[:-1], out_last); then the other dims' windows of that, whose
+    rows of the innermost dim are now contiguous, so the big copy moves whole output planes at a
+    time instead of single output rows (40% less time for LeNet's second conv).
+    """
+
+    __slots__ = ("_source", "_batch_axis", "_strides")
+
+    def __init__(
+        self,
+        padded: torch.Tensor,
+        kernel: tuple[int, ...],
+        dilation: tuple[int, ...],
+        stride: tuple[int, ...],
+        out_size: tuple[int, ...],
+    ) -> None:
+        nd = len(kernel)
+        if nd == 1 or out_size[-1] >= TWO_STEP_BELOW:
+            self._source = windows(padded, kernel, dilation, stride, out_size, channels_first=True)
+            self._batch_axis = 1 + nd
+            self._strides = None
+            return
+        n_stride, c_stride, *spatial = padded.stride()
+        n, c, *sizes = padded.shape
+        self._source = padded.as_strided(
+            (c, kernel[-1], n, *sizes[:-1], out_size[-1]),
+            (c_stride, spatial[-1] * dilation[-1], n_stride, *spatial[:-1], spatial[-1] * stride[-1]),
+        )
+        self._batch_axis = 2
+        # In the contiguous (C, k_last, n, *S[:-1], out_last) copy: the strides of S[:-1], and of a sample.
+        inner = [out_size[-1]]
+        for size in reversed(sizes[:-1]):
+            inner.insert(0, inner[0] * size)
+        self._strides = (inner[1:], dilation[:-1], stride[:-1], inner[0])
+
+    def copy(self, start: int, stop: int, out: torch.Tensor) -> None:
+        """Fill ``out`` (C, *kernel, stop - start, *out_size), contiguous, with the slice's columns."""
+        part = self._source.narrow(self._batch_axis, start, stop - start)
+        if self._strides is None:
+            out.copy_(part)
+            return
+        part = part.contiguous()
+        spatial, dilation, stride, sample = self._strides
+        k_last, count = part.shape[1:3]
+        out.copy_(
+            part.as_strided(
+                out.shape,
+                (
+                    k_last * count * sample,
+                    *(s * d for s, d in zip(spatial, dilation, strict=True)),
+                    count * sample,
+                    sample,
+                    *(s * st for s, st in zip(spatial, stride, strict=True)),
+                    1,
+                ),
+            )
+        )
+
+
+class Col2im:
+    """Adds every window of columns (A, B, *kernel, *out_size) into a zero-filled (A, B, *padded)
+    tensor or view: the adjoint of ``windows``, with its index tuples computed once.
+
+    One spatial dim at a time, outermost first: after the offsets of dim ``d`` are added, the
+    next tensor has that dim at its padded size and one kernel dim fewer, so each add moves whole
+    rows of the remaining dims.
+    """
+
+    __slots__ = ("_indices", "_padded")
+
+    def __init__(
+        self,
+        kernel: tuple[int, ...],
+        dilation: tuple[int, ...],
+        stride: tuple[int, ...],
+        out_size: tuple[int, ...],
+        padded: tuple[int, ...],
+    ) -> None:
+        nd = len(out_size)
+        axis = nd + 1  # where dim d sits once kernel axis d (always axis 2) is selected away
+        self._padded = padded
+        self._indices = []
+        for d in range(nd):
+            span = stride[d] * (out_size[d] - 1) + 1
+            dims = 2 + (nd - 1 - d) + nd  # the target's rank: two leading, kernel dims left, spatial
+            per_offset = []
+            for offset in range(kernel[d]):
+                start = offset * dilation[d]
+                index = [slice(None)] * dims
+                index[axis] = slice(start, start + span, stride[d])
+                per_offset.append(tuple(index))
+            self._indices.append(per_offset)
+
+    def __call__(self, cols: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        nd = len(self._padded)
+        current = cols
+        for d, per_offset in enumerate(self._indices):
+            if d == nd - 1:
+                target = out
+            else:
+                shape = list(current.shape)
+                del shape[2]
+                shape[nd + 1] = self._padded[d]
+                target = current.new_zeros(shape)
+            for offset, index in enumerate(per_offset):
+                target[index].add_(current.select(2, offset))
+            current = target
+        return out
+
+
+# ------------------------------------------------------------------ columns of batch slices
+class _PaddedSlices:
+    """Batch slices of ``x`` (N, C, *S), zero-padded: one zero-bordered buffer as large as the
+    largest slice, whose interior each slice overwrites (the border stays zero). Channels-last
+    ``(n, *S_padded, C)`` when ``channels_last``. Without padding (and channels-first) the
+    slices are read from ``x`` itself. Windows are taken from ``source``, at ``fill``'s offset."""
+
+    __slots__ = ("source", "_x", "_interior", "_permutation")
+
+    def __init__(self, x: torch.Tensor, pads: Pads, largest: int, channels_last: bool) -> None:
+        self._x = x
+        nd = x.dim() - 2
+        self._permutation = (0, *range(2, 2 + nd), 1) if channels_last else None
+        if not channels_last and not any(before or after for before, after in pads):
+            self.source = x
+            self._interior = None
+            return
+        channels, *sizes = x.shape[1:]
+        padded = [s + before + after for s, (before, after) in zip(sizes, pads, strict=True)]
+        shape = (largest, *padded, channels) if channels_last else (largest, channels, *padded)
+        self.source = scratch("padded", math.prod(shape), x).view(shape).zero_()
+        spatial = tuple(slice(before, before + s) for s, (before, _) in zip(sizes, pads, strict=True))
+        index = (slice(None), *spatial) if channels_last else (slice(None), slice(None), *spatial)
+        self._interior = self.source[index]
+
+    def fill(self, start: int, stop: int) -> int:
+        """Make samples ``start:stop`` of ``x`` readable in ``source``; return where they begin."""
+        interior = self._interior
+        if interior is None:
+            return start
+        part = self._x[start:stop]
+        if self._permutation is not None:
+            part = part.permute(self._permutation)
+        (interior if stop - start == len(interior) else interior[: stop - start]).copy_(part)
+        return 0
+
+
+def channels_first_columns(
+    x: torch.Tensor,
+    pads: Pads,
+    kernel: tuple[int, ...],
+    dilation: tuple[int, ...],
+    stride: tuple[int, ...],
+    out_size: tuple[int, ...],
+    slices: Slices,
+) -> Iterator[tuple[int, int, torch.Tensor]]:
+    """``(start, stop, cols)`` per batch slice: cols (C, *kernel, n, *out_size), reused between slices."""
+    channels = x.shape[1]
+    positions = math.prod(out_size)
+    largest = max((stop - start for start, stop in slices), default=0)
+    per_sample = channels * math.prod(kernel) * positions
+    buffer = scratch("columns", per_sample * largest, x)
+    padded = _PaddedSlices(x, pads, largest, channels_last=False)
+    copier = _WindowCopier(padded.source, kernel, dilation, stride, out_size)
+    full = buffer.view(channels, *kernel, largest, *out_size)
+    for start, stop in slices:
+        size = stop - start
+        cols = full if size == largest else buffer[: per_sample * size].view(channels, *kernel, size, *out_size)
+        offset = padded.fill(start, stop)
+        copier.copy(offset, offset + size, cols)
+        yield start, stop, cols
+
+
+def channels_last_columns(
+    x: torch.Tensor,
+    pads: Pads,
+    kernel: tuple[int, ...],
+    dilation: tuple[int, ...],
+    stride: tuple[int, ...],
+    out_size: tuple[int, ...],
+    slices: Slices,
+) -> Iterator[tuple[int, int, torch.Tensor]]:
+    """``(start, stop, cols)`` per batch slice: cols (n*L, *kernel * C), position-major, reused."""
+    channels = x.shape[1]
+    positions = math.prod(out_size)
+    largest = max((stop - start for start, stop in slices), default=0)
+    per_position = math.prod(kernel) * channels
+    buffer = scratch("columns", per_position * positions * largest, x)
+    padded = _PaddedSlices(x, pads, largest, channels_last=True)
+    source = padded.source  # (largest, *S_padded, C)
+    n_stride, *spatial, _ = source.stride()
+    windows = source.as_strided(
+        (largest, *out_size, *kernel, channels),
+        (
+            n_stride,
+            *(s * st for s, st in zip(spatial, stride, strict=True)),
+            *(s * d for s, d in zip(spatial, dilation, strict=True)),
+            1,
+        ),
+    )
+    for start, stop in slices:
+        size = stop - start
+        padded.fill(start, stop)
+        cols = buffer[: per_position * positions * size].view(size, *out_size, *kernel, channels)
+        cols.copy_(windows[:size])
+        yield start, stop, cols.view(size * positions, per_position)
+
+
+def use_channels_last(x: torch.Tensor, groups: int, out_size: tuple[int, ...]) -> bool:
+    """Whether channels-last columns (and oneDNN's matmul) suit this convolution: float32 on
+    CPU, no groups, many channels, and output rows too short for fast channels-first copies."""
+    return (
+        _mkldnn_linear is not None
+        and groups == 1
+        and x.dtype == torch.float32
+        and x.device.type == "cpu"
+        and x.shape[1] >= CHANNELS_LAST_FROM
+        and len(out_size) > 1
+        and out_size[-1] < CHANNELS_LAST_BELOW
+    )
+
+
+def position_major(weight: torch.Tensor) -> torch.Tensor:
+    """A kernel (O, C, *k) as (O, *k * C): the order of channels-last columns."""
+    nd = weight.dim() - 2
+    return weight.permute(0, *range(2, 2 + nd), 1).reshape(weight.shape[0], -1)
+
+
+def matmul_nt(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    """``a @ b.T + bias`` for row-major ``a`` (M, K) and ``b`` (N, K): oneDNN's matmul for
+    float32 on CPU, else torch's."""
+    if (
+        _mkldnn_linear is not None
+        and a.dtype == torch.float32
+        and a.device.type == "cpu"
+        and a.is_contiguous()
+        and b.is_contiguous()
+    ):
+        return _mkldnn_linear(a, b, bias, "none", [], "")
+    return torch.mm(a, b.t()) if bias is None else torch.addmm(bias, a, b.t())
+
+
+# ------------------------------------------------------------------ correlation
+def correlate(
+    x: torch.Tensor,
+    pads: Pads,
+    weight: torch.Tensor,
+    bias: torch.Tensor | None,
+    dilation: tuple[int, ...],
+    stride: tuple[int, ...],
+    out_size: tuple[int, ...],
+    groups: int,
+    slices: Slices,
+) -> torch.Tensor:
+    """``out[n, o] = b[o] + sum_{c, k} w[o, c, k] * x_padded[n, c, window(k)]`` as (N, O, *out_size),
+    by im2col + one matmul per batch slice."""
+    n = x.shape[0]
+    out_channels = weight.shape[0]
+    kernel = tuple(weight.shape[2:])
+    positions = math.prod(out_size)
+    result = x.new_empty(n, out_channels, *out_size)
+    out = result.view(n, out_channels, positions)
+    if use_channels_last(x, groups, out_size):
+        w = position_major(weight)
+        for start, stop, cols in channels_last_columns(x, pads, kernel, dilation, stride, out_size, slices):
+            product = matmul_nt(cols, w, bias)
+            out[start:stop].copy_(product.view(stop - start, positions, out_channels).transpose(1, 2))
+        return result
+    w = weight.reshape(groups, out_channels // groups, -1)
+    rows = w.shape[2]
+    columns = channels_first_columns(x, pads, kernel, dilation, stride, out_size, slices)
+    if groups == 1 and out_channels * rows * positions >= PER_SAMPLE_PRODUCT_FROM:
+        # One product per sample, (O, K) @ (K, L), written straight into the output: no copy.
+        bias_column = None if bias is None else bias.view(1, out_channels, 1)
+        largest = max((stop - start for start, stop in slices), default=0)
+        w_full = w.expand(largest, -1, -1)
+        for start, stop, cols in columns:
+            size = stop - start
+            per_sample = cols.view(rows, size, positions).transpose(0, 1)
+            w_slice = w_full if size == largest else w_full[:size]
+            if bias_column is None:
+                torch.bmm(w_slice, per_sample, out=out[start:stop])
+            else:
+                torch.baddbmm(bias_column, w_slice, per_sample, out=out[start:stop])
+        return result
+    # Small products: one for the slice, (O, K) @ (K, n*L), then reordered to (n, O, L).
+    bias_column = None if bias is None else bias.view(groups, out_channels // groups, 1)
+    largest = max((stop - start for start, stop in slices), default=0)
+    product_buffer = scratch("product", out_channels * largest * positions, x)
+    for start, stop, cols in columns:
+        size = stop - start
+        cols = cols.view(groups, rows, size * positions)
+        product = product_buffer[: out_channels * size * positions].view(groups, -1, size * positions)
+        if bias_column is None:
+            torch.bmm(w, cols, out=product)
+        else:
+            torch.baddbmm(bias_column, w, cols, out=product)
+        out[start:stop].copy_(product.view(out_channels, size, positions).transpose(0, 1))
+    return result
+
+
+def weight_gradient(
+    x: torch.Tensor,
+    pads: Pads,
+    g_t: torch.Tensor,
+    weight_shape: torch.Size,
+    dilation: tuple[int, ...],
+    stride: tuple[int, ...],
+    out_size: tuple[int, ...],
+    groups: int,
+    slices: Slices,
+) -> torch.Tensor:
+    """``dL/dw`` from the output gradient channels-first ``g_t`` (G, O/G, N*L): the sum over
+    slices of ``g_t[slice] @ cols.T``, the columns rebuilt from ``x`` one slice at a time."""
+    out_channels, _, *kernel = weight_shape
+    kernel = tuple(kernel)
+    positions = math.prod(out_size)
+    if use_channels_last(x, groups, out_size):
+        grad = g_t.new_zeros(out_channels, math.prod(weight_shape[1:]))
+        for start, stop, cols in channels_last_columns(x, pads, kernel, dilation, stride, out_size, slices):
+            grad.addmm_(g_t[0, :, start * positions : stop * positions], cols)
+        nd = len(kernel)
+        return grad.view(out_channels, *kernel, -1).permute(0, nd + 1, *range(1, nd + 1)).contiguous()
+    grad = g_t.new_zeros(groups, out_channels // groups, math.prod(weight_shape[1:]))
+    for start, stop, cols in channels_first_columns(x, pads, kernel, dilation, stride, out_size, slices):
+        cols = cols.view(groups, -1, (stop - start) * positions)
+        grad.baddbmm_(g_t[:, :, start * positions : stop * positions], cols.transpose(1, 2))
+    return grad.view(weight_shape)
+
+
+def transposed_padding(
+    kernel: Sequence[int], dilation: Sequence[int], stride: Sequence[int], pads: Pads
+) -> Pads | None:
+    """The padding of the output gradient whose correlation with the flipped kernel is the input
+    gradient: stride 1 and padding within the dilated kernel only (else None)."""
+    if any(s != 1 for s in stride):
+        return None
+    g_pads = tuple(
+        (d * (k - 1) - before, d * (k - 1) - after)
+        for k, d, (before, after) in zip(kernel, dilation, pads, strict=True)
+    )
+    if any(before < 0 or after < 0 for before, after in g_pads):
+        return None
+    return g_pads
+
+
+def input_gradient_by_col2im(
+    weight: torch.Tensor,
+    g_t: torch.Tensor,
+    x_shape: torch.Size,
+    pads: Pads,
+    dilation: tuple[int, ...],
+    stride: tuple[int, ...],
+    out_size: tuple[int, ...],
+    groups: int,
+    slices: Slices,
+) -> torch.Tensor:
+    """``dL/dx`` by col2im of ``w.T @ g_t`` one slice at a time (any stride and padding)."""
+    n, channels = x_shape[:2]
+    out_channels = weight.shape[0]
+    kernel = tuple(weight.shape[2:])
+    positions = math.prod(out_size)
+    rows = channels // groups * math.prod(kernel)
+    w_t = weight.reshape(groups, out_channels // groups, rows).transpose(1, 2)
+    padded_size = tuple(s + before + after for s, (before, after) in zip(x_shape[2:], pads, strict=True))
+    grad_padded = g_t.new_zeros(n, channels, *padded_size)
+    largest = max((stop - start for start, stop in slices), default=0)
+    buffer = scratch("columns", groups * rows * largest * positions, g_t)
+    scatter = Col2im(kernel, dilation, stride, out_size, padded_size)
+    for start, stop in slices:
+        size = stop - start
+        grad_cols = buffer[: groups * rows * size * positions].view(groups, rows, size * positions)
+        torch.bmm(w_t, g_t[:, :, start * positions : stop * positions], out=grad_cols)
+        grad_cols = grad_cols.view(channels, *kernel, size, *out_size).movedim(1 + len(kernel), 1)
+        scatter(grad_cols, grad_padded[start:stop].transpose(0, 1))
+    return crop(grad_padded, pads)
