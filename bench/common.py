@@ -1,34 +1,86 @@
-"""Timing helpers shared by the benchmarks: interleaved rounds, one thread, medians."""
+"""Timing helpers shared by the benchmarks: interleaved rounds, one thread, medians.
+
+Two clocks: wall time (what a user waits) and this thread's CPU time, which leaves out the time
+the thread waited for a core. On a shared machine the CPU-time ratio is the steadier estimate of
+what the wall-time ratio would be on an idle one; both are reported.
+"""
 
 from __future__ import annotations
 
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
 
-def interleaved(cases: dict[str, Callable[[], None]], rounds: int = 9, repeat: int = 1, warmup: int = 2) -> dict[str, float]:
-    """Median seconds per call of each case, the cases run in turn within every round so that
-    machine noise hits them alike."""
+@dataclass(frozen=True)
+class Timing:
+    """Medians over rounds: seconds per call of ours and of the reference on each clock, and the
+    median of the per-round ratios (both measured within the same round)."""
+
+    ours: float
+    theirs: float
+    ratio: float
+    ours_cpu: float
+    theirs_cpu: float
+    cpu_ratio: float
+
+
+def _samples(
+    cases: dict[str, Callable[[], object]], rounds: int, repeat: int, warmup: int
+) -> dict[str, list[tuple[float, float]]]:
+    """(wall, CPU) seconds per call of each case in every round. The cases run in turn within a
+    round (in reversed order every other round), so that machine noise hits them alike."""
     torch.set_num_threads(1)
     for _ in range(warmup):
         for fn in cases.values():
             fn()
-    samples: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(rounds):
-        for name, fn in cases.items():
-            start = time.perf_counter()
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+    order = list(cases.items())
+    for round_nr in range(rounds):
+        for name, fn in order if round_nr % 2 == 0 else reversed(order):
+            wall, cpu = time.perf_counter(), time.thread_time()
             for _ in range(repeat):
                 fn()
-            samples[name].append((time.perf_counter() - start) / repeat)
-    return {name: statistics.median(times) for name, times in samples.items()}
+            samples[name].append(((time.perf_counter() - wall) / repeat, (time.thread_time() - cpu) / repeat))
+    return samples
 
 
-def print_table(title: str, rows: list[tuple[str, float, float]], unit: str = "ms", scale: float = 1e3) -> None:
-    """Rows of (case, ours, torch) seconds, printed with their ratio ours/torch."""
+def interleaved(
+    cases: dict[str, Callable[[], object]], rounds: int = 9, repeat: int = 1, warmup: int = 2
+) -> dict[str, float]:
+    """Median wall seconds per call of each case over interleaved rounds."""
+    samples = _samples(cases, rounds, repeat, warmup)
+    return {name: statistics.median(wall for wall, _ in times) for name, times in samples.items()}
+
+
+def compare(
+    ours: Callable[[], object], theirs: Callable[[], object], rounds: int = 9, repeat: int = 1, warmup: int = 2
+) -> Timing:
+    """Ours against a reference, interleaved round by round."""
+    samples = _samples({"ours": ours, "theirs": theirs}, rounds, repeat, warmup)
+    a, b = samples["ours"], samples["theirs"]
+    return Timing(
+        ours=statistics.median(wall for wall, _ in a),
+        theirs=statistics.median(wall for wall, _ in b),
+        ratio=statistics.median(x[0] / y[0] for x, y in zip(a, b, strict=True)),
+        ours_cpu=statistics.median(cpu for _, cpu in a),
+        theirs_cpu=statistics.median(cpu for _, cpu in b),
+        cpu_ratio=statistics.median(x[1] / y[1] for x, y in zip(a, b, strict=True)),
+    )
+
+
+def print_table(title: str, rows: list[tuple], unit: str = "ms", scale: float = 1e3) -> None:
+    """Rows of (case, ours, torch) seconds (ratio ours/torch), or of (case, Timing)."""
     print(f"\n{title}")
-    print(f"{'case':<34}{'minitorch_rx':>14}{'torch':>12}{'ratio':>8}")
-    for name, ours, theirs in rows:
-        print(f"{name:<34}{ours * scale:>11.2f} {unit}{theirs * scale:>9.2f} {unit}{ours / theirs:>7.2f}x")
+    print(f"{'case':<44}{'minitorch_rx':>14}{'torch':>12}{'ratio':>8}{'cpu ratio':>11}")
+    for name, *values in rows:
+        if isinstance(values[0], Timing):
+            t = values[0]
+            times = f"{t.ours * scale:>11.2f} {unit}{t.theirs * scale:>9.2f} {unit}"
+            print(f"{name:<44}{times}{t.ratio:>7.2f}x{t.cpu_ratio:>10.2f}x")
+        else:
+            ours, theirs = values
+            print(f"{name:<44}{ours * scale:>11.2f} {unit}{theirs * scale:>9.2f} {unit}{ours / theirs:>7.2f}x")

@@ -1,0 +1,95 @@
+"""Peak resident memory of training runs against PyTorch, each run in a fresh process.
+
+A worker process imports everything, builds the model, optimizer and batch, resets the kernel's
+high-water mark of its resident set (``/proc/self/clear_refs``) and notes its resident set as the
+baseline, runs the training steps, and reports how far the high-water mark (``VmHWM``) rose above
+that baseline: the memory the training itself needed (activations, saved tensors, gradients,
+optimizer state, workspaces). The same for torch.nn in its own process. (``ru_maxrss`` cannot be
+reset, and the imports' transient peak can hide a training run's.)
+
+    python -m bench.memory [--models lenet5,resnet20] [--steps 10]
+
+Bar (issue 7): at most 1.1x PyTorch's peak for LeNet-5 and ResNet-20.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _status_kib(field: str) -> int:
+    """A ``/proc/self/status`` field in KiB (Linux)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def _reset_peak() -> None:
+    with open("/proc/self/clear_refs", "w") as clear_refs:
+        clear_refs.write("5")  # reset VmHWM to the current resident set
+
+
+def worker(model: str, impl: str, steps: int, size: int | None) -> dict[str, float]:
+    """Run ``steps`` training steps of ``model`` with ``impl`` ('minitorch_rx' or 'torch') in this
+    process; return the baseline and the rise of the peak resident set, in MiB."""
+    import torch
+
+    from .models import CASES, training_steps
+
+    torch.set_num_threads(1)
+    mt_step, torch_step = training_steps(CASES[model], size)
+    step = mt_step if impl == "minitorch_rx" else torch_step
+    del mt_step, torch_step  # the other twin's model stays alive in the closure: same baseline for both
+    _reset_peak()
+    baseline = _status_kib("VmRSS")
+    for _ in range(steps):
+        loss = step()
+        del loss
+    return {"baseline_mib": baseline / 1024, "peak_rise_mib": (_status_kib("VmHWM") - baseline) / 1024}
+
+
+def measure(model: str, impl: str, steps: int, size: int | None = None) -> dict[str, float]:
+    """``worker`` in a fresh Python process."""
+    command = [sys.executable, "-m", "bench.memory", "--worker", model, impl, "--steps", str(steps)]
+    if size is not None:
+        command += ["--batch", str(size)]
+    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run(models: list[str], steps: int = 10, size: int | None = None) -> list[tuple[str, float, float]]:
+    """(model, our peak rise, torch's) in MiB for each model."""
+    rows = []
+    for model in models:
+        ours = measure(model, "minitorch_rx", steps, size)["peak_rise_mib"]
+        theirs = measure(model, "torch", steps, size)["peak_rise_mib"]
+        rows.append((model, ours, theirs))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="lenet5,resnet20")
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=None, help="override the models' batch size")
+    parser.add_argument("--worker", nargs=2, metavar=("MODEL", "IMPL"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(*args.worker, args.steps, args.batch)))
+        return
+    print(f"\npeak resident memory of {args.steps} training steps above the process's baseline, fresh processes")
+    print(f"{'model':<12}{'minitorch_rx':>14}{'torch':>12}{'ratio':>8}")
+    for model, ours, theirs in run(args.models.split(","), args.steps, args.batch):
+        print(f"{model:<12}{ours:>10.1f} MiB{theirs:>8.1f} MiB{ours / theirs:>7.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""The benchmark suites of bench/ run and report ratios against PyTorch (tiny sizes: no timing bars)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bench import accuracy, memory, models, ops, run
+
+
+def test_the_elementwise_chain_reports_a_time_per_op_for_both():
+    ((name, timing),) = ops.run(n_ops=20, rounds=1)
+    assert "chain" in name
+    assert timing.ours > 0 and timing.theirs > 0 and timing.ratio > 0
+
+
+@pytest.mark.parametrize("case", list(models.CASES))
+def test_a_training_step_of_each_model_is_timed_against_torch(case):
+    ((label, timing),) = models.run([case], rounds=1, reps=1, size=2)
+    assert "batch 2" in label
+    assert timing.ratio > 0 and timing.cpu_ratio > 0
+
+
+@pytest.mark.parametrize("case", list(models.CASES))
+def test_twin_models_start_from_the_same_loss(case):
+    mt_step, torch_step = models.training_steps(models.CASES[case], size=2)
+    assert math.isclose(mt_step().item(), torch_step().item(), rel_tol=1e-4)
+
+
+def test_the_memory_worker_reports_the_rise_of_its_peak():
+    result = memory.worker("lenet5", "minitorch_rx", steps=1, size=2)
+    assert result["peak_rise_mib"] >= 0 and result["baseline_mib"] > 0
+
+
+def test_the_accuracy_suite_trains_both_twins_alike():
+    ours, theirs, source = accuracy.train_both(epochs=1, root=None, limit=256)
+    assert "subset" in source
+    assert abs(ours - theirs) <= 1.0
+
+
+def test_the_table_prints_each_measure_with_its_ratio_and_bar(capsys):
+    rows = [
+        run.Row("timing", "1.00 ms", "2.00 ms", 0.5, 0.55, 0.7),
+        run.Row("accuracy", "98.00%", "98.30%", -0.3, None, 0.2, absolute=True),
+    ]
+    run.print_rows(rows)
+    lines = capsys.readouterr().out.splitlines()
+    assert "0.50x" in lines[1] and "0.55x" in lines[1] and lines[1].endswith("yes")
+    assert "-0.30pt" in lines[2] and lines[2].endswith("NO")
