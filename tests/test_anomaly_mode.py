@@ -62,11 +62,6 @@ def test_anomaly_error_names_the_line_inside_a_modules_forward_and_the_call():
     assert forward_line(line) in message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: autograd/function.py _record drops a fixed 3 frames, which cuts the user's own "
-    "line when Function.apply is called directly rather than through an op wrapper",
-)
 def test_anomaly_error_names_a_user_function_and_the_line_that_applied_it():
     class Explode(mt.autograd.Function):
         @staticmethod

@@ -293,3 +293,13 @@ def test_exception_in_backward_leaves_the_engine_usable():
         (Boom.apply(x) + x).sum().backward()
     (x * 2).sum().backward()
     assert x.grad.tolist() == [2.0]
+
+
+def test_post_accumulate_grad_hook_runs_after_accumulation_and_can_be_removed():
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    handle = x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+    (x * 3).sum().backward()
+    handle.remove()
+    (x * 3).sum().backward()
+    assert seen == [[3.0, 3.0]]

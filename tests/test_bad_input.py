@@ -244,6 +244,7 @@ CASES = [
     case("F.linear", "a list", lambda: F.linear([1.0], x(2, 1)), TypeError, "linear(): argument 'input' (position 1) must be Tensor, not list"),
     case("F.conv2d", "the wrong number of input channels", lambda: F.conv2d(x(1, 2, 8, 8), x(8, 3, 3, 3)), RuntimeError, "Given groups=1, weight of size [8, 3, 3, 3], expected input[1, 2, 8, 8] to have 3 channels, but got 2 channels instead"),
     case("F.conv2d", "a kernel larger than the padded input", lambda: F.conv2d(x(1, 3, 2, 2), x(8, 3, 3, 3)), RuntimeError, "Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). Kernel size can't be greater than actual input size"),
+    case("F.conv2d", "a zero-size kernel", lambda: F.conv2d(x(1, 3, 5, 5), x(8, 3, 0, 0)), RuntimeError, "kernel size should be greater than zero, but got kernel_height: 0 kernel_width: 0"),
     case("F.conv2d", "a 2-D input", lambda: F.conv2d(x(3, 8), x(8, 3, 3, 3)), RuntimeError, "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [3, 8]"),
     case("F.conv2d", "a zero stride", lambda: F.conv2d(x(1, 3, 8, 8), x(8, 3, 3, 3), stride=0), RuntimeError, "non-positive stride is not supported"),
     case("F.conv2d", "a negative padding", lambda: F.conv2d(x(1, 3, 8, 8), x(8, 3, 3, 3), padding=-1), RuntimeError, "negative padding is not supported"),

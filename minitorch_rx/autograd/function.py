@@ -9,6 +9,7 @@ The node is the ``ctx`` that ``forward`` and ``backward`` receive, as in PyTorch
 from __future__ import annotations
 
 import itertools
+import os
 import traceback
 import weakref
 
@@ -131,6 +132,17 @@ def _owner_description(t: torch.Tensor) -> str:
                 return ""
             return f", which is output {owner._out_nr} of {type(owner._node).__name__}"
     return ""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_stack() -> list[str]:
+    """The forward stack up to the caller's own line: frames inside minitorch_rx are dropped."""
+    frames = traceback.extract_stack()[:-1]
+    while frames and os.path.abspath(frames[-1].filename).startswith(_PACKAGE_DIR + os.sep):
+        frames.pop()
+    return traceback.format_list(frames)
 
 
 class AccumulateGrad(Node):
@@ -328,7 +340,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
         if cls.broadcasting:
             _record_fixups(node, args, out)
     if state_._anomaly:
-        node._forward_trace = traceback.format_stack()[:-3]
+        node._forward_trace = _user_stack()
     # Record in the graph (inlined graph.add_node: this is every op's hot path).
     ref = node._ref = _NodeRef(node, _remove_dead_node)
     ref._rx = node._rx = rxgraph

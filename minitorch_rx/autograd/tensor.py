@@ -14,6 +14,24 @@ import torch
 _new = object.__new__
 
 
+class RemovableHandle:
+    """Returned by hook registrations; ``remove()`` unregisters the hook (holds the tensor weakly)."""
+
+    __slots__ = ("_tensor", "_hook")
+
+    def __init__(self, tensor: Tensor, hook: Callable) -> None:
+        import weakref
+
+        self._tensor = weakref.ref(tensor)
+        self._hook = hook
+
+    def remove(self) -> None:
+        tensor = self._tensor()
+        if tensor is not None and tensor._hooks:
+            remaining = [h for h in tensor._hooks if h is not self._hook]
+            tensor._hooks = remaining or None
+
+
 class Tensor:
     """An n-dimensional array on torch data whose gradients come from minitorch_rx's engine.
 
@@ -220,11 +238,13 @@ class Tensor:
         node._retained = [*(node._retained or ()), weakref.ref(self)]
         node._simple = False
 
-    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> None:
-        """Call ``hook(tensor)`` each time backward has accumulated into this leaf's ``.grad``."""
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """Call ``hook(tensor)`` each time backward has accumulated into this leaf's ``.grad``;
+        ``handle.remove()`` takes it out again."""
         if self._node is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         self._hooks = [*(self._hooks or ()), hook]
+        return RemovableHandle(self, hook)
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's data, outside any graph."""

@@ -370,6 +370,10 @@ def _conv(
     if any(d <= 0 for d in dilation):
         raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     kernel = tuple(w.shape[2:])
+    if any(k <= 0 for k in kernel):
+        names = ("kernel_depth", "kernel_height", "kernel_width")[3 - nd :]
+        sizes = " ".join(f"{n}: {k}" for n, k in zip(names, kernel, strict=True))
+        raise RuntimeError(f"kernel size should be greater than zero, but got {sizes}")
     pads = _conv_padding(padding, kernel, dilation, stride)
     padded = [s + before + after for s, (before, after) in zip(x.shape[-nd:], pads, strict=True)]
     dilated = [d * (k - 1) + 1 for k, d in zip(kernel, dilation, strict=True)]
