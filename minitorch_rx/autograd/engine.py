@@ -205,26 +205,8 @@ def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> N
         if not inputs:  # a leaf's accumulator
             _accumulate(node, grad)
             continue
-        if node._n_outputs == 1:
-            out = node._function.backward(node, grad)
-        else:
-            out = node._function.backward(node, *_materialize(node, grad))
+        _backward_node(node, grad, inputs, anomaly=False)
         grad = None
-        if type(out) is not tuple:
-            out = (out,)
-        if len(out) != len(inputs):
-            raise RuntimeError(
-                f"function {type(node).__name__} returned an incorrect number of gradients "
-                f"(expected {len(inputs)}, got {len(out)})"
-            )
-        if node._fixups is None and node._input_nrs is None:
-            for parent, g in zip(inputs, out):
-                if parent is not None and g is not None:
-                    buffer = parent._grad
-                    parent._grad = g if buffer is None else buffer + g
-        else:
-            _distribute(node, inputs, out)
-        out = g = None
         if not retain_graph:
             node._inputs = None
             if node._saved:
@@ -255,33 +237,37 @@ def _run_in_order(
             if capture is None:
                 _accumulate(node, grad)
             continue
-        if node._n_outputs == 1:
-            out = node._function.backward(node, grad)
-        else:
-            out = node._function.backward(node, *_materialize(node, grad))
+        _backward_node(node, grad, inputs, anomaly)
         grad = None
-        if type(out) is not tuple:
-            out = (out,)
-        if len(out) != len(inputs):
-            raise RuntimeError(
-                f"function {type(node).__name__} returned an incorrect number of gradients "
-                f"(expected {len(inputs)}, got {len(out)})"
-            )
-        if anomaly:
-            _check_finite(node, out)
-        if node._fixups is None and node._input_nrs is None:
-            for parent, g in zip(inputs, out):
-                if parent is not None and g is not None:
-                    buffer = parent._grad
-                    parent._grad = g if buffer is None else buffer + g
-        else:
-            _distribute(node, inputs, out)
-        out = g = None
         if not retain_graph:
             node._inputs = None
             if node._saved:
                 node._saved = ()
             released.append(node)
+
+
+def _backward_node(node: Node, grad, inputs: tuple, anomaly: bool) -> None:
+    """Run one op node's backward and add the gradients it returns into its inputs' buffers."""
+    if node._n_outputs == 1:
+        out = node._function.backward(node, grad)
+    else:
+        out = node._function.backward(node, *_materialize(node, grad))
+    if type(out) is not tuple:
+        out = (out,)
+    if len(out) != len(inputs):
+        raise RuntimeError(
+            f"function {type(node).__name__} returned an incorrect number of gradients "
+            f"(expected {len(inputs)}, got {len(out)})"
+        )
+    if anomaly:
+        _check_finite(node, out)
+    if node._fixups is None and node._input_nrs is None:
+        for parent, g in zip(inputs, out):
+            if parent is not None and g is not None:
+                buffer = parent._grad
+                parent._grad = g if buffer is None else buffer + g
+    else:
+        _distribute(node, inputs, out)
 
 
 def _distribute(node: Node, inputs: tuple, out: tuple) -> None:
