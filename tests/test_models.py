@@ -82,3 +82,8 @@ def test_pretrained_lenet5_loads_the_shipped_weights():
 def test_pretrained_weights_missing_for_a_model_raises():
     with pytest.raises(ValueError, match="no pretrained weights are shipped for 'resnet20'"):
         mt.models.get("resnet20", pretrained=True)
+
+
+def test_pretrained_names_the_dataset_of_the_weights():
+    with pytest.raises(ValueError, match="no pretrained weights of 'lenet5' for 'cifar10'"):
+        mt.models.get("lenet5", pretrained="cifar10")

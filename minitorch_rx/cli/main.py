@@ -89,10 +89,11 @@ def _eval(args: argparse.Namespace) -> int:
     from ..serialization import load
     from .training import _model_kwargs, evaluate
 
-    model = models.get(args.model, **_model_kwargs(args.model, args.dataset))
     if args.checkpoint is None:
-        model = models.get(args.model, pretrained=True, **_model_kwargs(args.model, args.dataset))
+        # The shipped weights trained on --dataset (e.g. lenet5 on fashion_mnist).
+        model = models.get(args.model, pretrained=args.dataset.replace("-", "_"), **_model_kwargs(args.model, args.dataset))
     else:
+        model = models.get(args.model, **_model_kwargs(args.model, args.dataset))
         state = load(args.checkpoint)
         model.load_state_dict(state["model"] if "model" in state else state)
     model.to(args.device)

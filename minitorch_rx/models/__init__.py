@@ -56,8 +56,8 @@ INPUT_SHAPES = {
     "c3d_small": (1, 16, 16, 16),
 }
 
-#: Weights shipped in ``minitorch_rx/models/weights``, by model name: (file, what they were trained on).
-PRETRAINED = {"lenet5": ("lenet5_mnist.pt", "MNIST")}
+#: Weights shipped in ``minitorch_rx/models/weights``: model name -> {dataset: file}; the first is the default.
+PRETRAINED = {"lenet5": {"mnist": "lenet5_mnist.pt", "fashion_mnist": "lenet5_fashion_mnist.pt"}}
 
 
 def list() -> builtins.list[str]:  # noqa: A001 - the API's name
@@ -65,17 +65,22 @@ def list() -> builtins.list[str]:  # noqa: A001 - the API's name
     return sorted(_BUILDERS)
 
 
-def get(name: str, pretrained: bool = False, **kwargs) -> Module:
-    """Build zoo model ``name``; ``pretrained=True`` loads the weights shipped with the package."""
+def get(name: str, pretrained: bool | str = False, **kwargs) -> Module:
+    """Build zoo model ``name``. ``pretrained=True`` loads the weights shipped with the package
+    (for ``lenet5``: MNIST); a data set name picks among them (``pretrained="fashion_mnist"``)."""
     if name not in _BUILDERS:
         raise ValueError(f"unknown model '{name}'; available: {', '.join(list())}")
     model = _BUILDERS[name](**kwargs)
     if pretrained:
         if name not in PRETRAINED:
             raise ValueError(f"no pretrained weights are shipped for '{name}'; models with weights: {', '.join(sorted(PRETRAINED))}")
+        weights = PRETRAINED[name]
+        dataset = next(iter(weights)) if pretrained is True else pretrained
+        if dataset not in weights:
+            raise ValueError(f"no pretrained weights of '{name}' for '{dataset}'; available: {', '.join(weights)}")
         from ..serialization import load
 
-        with resources.as_file(resources.files(__package__).joinpath("weights", PRETRAINED[name][0])) as path:
+        with resources.as_file(resources.files(__package__).joinpath("weights", weights[dataset])) as path:
             model.load_state_dict(load(path))
     return model
 
