@@ -208,10 +208,7 @@ def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> N
         _backward_node(node, grad, inputs, anomaly=False)
         grad = None
         if not retain_graph:
-            node._inputs = None
-            if node._saved:
-                node._saved = ()
-            released.append(node)
+            _release(node, released)
 
 
 def _run_in_order(
@@ -240,10 +237,7 @@ def _run_in_order(
         _backward_node(node, grad, inputs, anomaly)
         grad = None
         if not retain_graph:
-            node._inputs = None
-            if node._saved:
-                node._saved = ()
-            released.append(node)
+            _release(node, released)
 
 
 def _backward_node(node: Node, grad, inputs: tuple, anomaly: bool) -> None:

@@ -10,6 +10,7 @@ import torch
 from ..autograd.function import Function
 from ..autograd.grad_mode import state
 from ..autograd.tensor import Tensor
+from .constants import dtype_name
 from .elementwise import clamp
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -33,7 +34,7 @@ def rebase(target: Tensor, result: Tensor, op: str) -> Tensor:
             f"output with shape {list(data.shape)} doesn't match the broadcast shape {list(result.data.shape)}"
         )
     if result.data.dtype != data.dtype and not torch.can_cast(result.data.dtype, data.dtype):
-        raise RuntimeError(f"result type {_name(result.data.dtype)} can't be cast to the desired output type {_name(data.dtype)}")
+        raise RuntimeError(f"result type {dtype_name(result.data.dtype)} can't be cast to the desired output type {dtype_name(data.dtype)}")
     node = result._node
     if node is not None and any(s is data for s in node._saved):
         # The new node saved the old values of ``target``: keep a copy, since they are overwritten now.
@@ -44,10 +45,6 @@ def rebase(target: Tensor, result: Tensor, op: str) -> Tensor:
     target._requires_grad = node is not None
     return target
 
-
-def _name(dtype: torch.dtype) -> str:
-    """``torch.int64`` as PyTorch's messages name it: ``Long``."""
-    return torch.empty((), dtype=dtype).type().split(".")[-1].replace("Tensor", "")
 
 
 def _data(value):

@@ -18,7 +18,7 @@ import torch.nn.functional as torch_functional
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, dtype_name, not_a_tensor
 
 aten = torch.ops.aten
 
@@ -289,7 +289,7 @@ def _cross_entropy_probabilities(
     if not target.data.is_floating_point():
         raise RuntimeError(
             "Expected floating point type for target with class probabilities, "
-            f"got {_dtype_name(target.data.dtype)}"
+            f"got {dtype_name(target.data.dtype)}"
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
@@ -303,10 +303,6 @@ def _cross_entropy_probabilities(
         )
     return CrossEntropyProbabilities.apply(input, target, weight, reduction, label_smoothing)
 
-
-def _dtype_name(dtype: torch.dtype) -> str:
-    """``torch.int64`` as PyTorch's messages name it: ``Long``."""
-    return torch.empty((), dtype=dtype).type().split(".")[-1].replace("Tensor", "")
 
 
 # ------------------------------------------------------------------------- regression losses

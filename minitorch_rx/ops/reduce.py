@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, dtype_name, not_a_tensor
 from .dims import normalize_dim, normalize_dims
 from .elementwise import maximum, minimum
 
@@ -172,7 +172,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     if not (input.data.is_floating_point() or input.data.is_complex()):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {_dtype_name(input.data.dtype)}"
+            f"complex dtype. Got: {dtype_name(input.data.dtype)}"
         )
     return Mean.apply(input, normalize_dims(dim, input.data.dim()), keepdim)
 
@@ -251,7 +251,3 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
         raise not_a_tensor("argmin", input)
     return Tensor._make(torch.argmin(input.data, dim, keepdim), None)
 
-
-def _dtype_name(dtype: torch.dtype) -> str:
-    """``torch.int64`` as PyTorch's messages name it: ``Long``."""
-    return torch.empty((), dtype=dtype).type().split(".")[-1].replace("Tensor", "")
