@@ -73,7 +73,8 @@ def test_python_scalar_on_the_right_matches_torch(name, data, scalar):
     if name == "div" and scalar == 0:
         scalar = 2
     op = OPERATORS[name]
-    compare_with_torch(lambda t: op(t, scalar), lambda t: op(t, scalar), [x])
+    for _ in range(2):  # the first use of a number caches it; later uses take the ConstantOp path
+        compare_with_torch(lambda t: op(t, scalar), lambda t: op(t, scalar), [x])
 
 
 @pytest.mark.parametrize("name", OPERATORS)
@@ -308,3 +309,53 @@ GRADCHECKS = {
 def test_gradcheck_passes(name):
     fn, inputs = GRADCHECKS[name]()
     assert mt.autograd.gradcheck(fn, inputs)
+
+
+class Halves(mt.autograd.Function):
+    """Two outputs: the nodes of ops on them must say which output they read."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x[:1].clone(), x[1:].clone()
+
+    @staticmethod
+    def backward(ctx, first, second):
+        return torch.cat([first, second])
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+def test_an_op_with_a_cached_constant_is_recorded_and_differentiated_as_the_op_itself(name):
+    op = OPERATORS[name]
+    op(mt.ones(1, dtype=torch.float64), 3.0)  # caches the constant: what follows takes the fast path
+    x = mt.tensor([1.0, 2.0, 4.0], dtype=torch.float64, requires_grad=True)
+    x_torch = x.torch().clone().requires_grad_(True)
+    y, y_torch = op(x, 3.0), op(x_torch, 3.0)
+    assert type(y.grad_fn).__name__ == type(y_torch.grad_fn).__name__ == f"{name.capitalize()}Backward0"
+    y.retain_grad()
+    y_torch.retain_grad()
+    (y * y).sum().backward(retain_graph=True)
+    (y_torch * y_torch).sum().backward(retain_graph=True)
+    torch.testing.assert_close(y.grad.torch(), y_torch.grad)
+    torch.testing.assert_close(x.grad.torch(), x_torch.grad)
+    (y * y).sum().backward()  # the retained graph runs again, then is released
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.sum().backward()
+    assert mt.autograd.gradcheck(lambda t: op(t, 3.0), (x.detach().requires_grad_(),))
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+def test_an_op_with_a_cached_constant_takes_any_input(name):
+    op = OPERATORS[name]
+    op(mt.ones(1), 3.0)
+    expected = {"add": 1.0, "sub": 1.0, "mul": 3.0, "div": 1 / 3}[name]
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    first, second = Halves.apply(x)
+    op(second, 3.0).backward(mt.ones(1))  # the second output of a two-output node
+    assert x.grad.tolist() == pytest.approx([0.0, expected])
+    weight = mt.nn.Parameter(mt.ones(2))
+    op(weight, 3.0).sum().backward()
+    assert weight.grad.tolist() == pytest.approx([expected] * 2)
+    with mt.no_grad():
+        assert not op(weight, 3.0).requires_grad
+    with mt.autograd.detect_anomaly():
+        assert op(weight, 3.0).grad_fn is not None

@@ -119,9 +119,13 @@ def _ordered_nodes(roots: list[Node]) -> list[Node]:
         # the per-node work in C.
         root = roots[0]
         rxgraph = root._rx
-        order = list(map(_NodeRef.__call__, map(rxgraph.__getitem__, rx.ancestors(rxgraph, root._index))))
-        if not any(map(_is_foreign, order)):
+        ancestors = rx.ancestors(rxgraph, root._index)
+        if len(ancestors) + 1 == rxgraph.num_nodes():  # the graph is the root's history: take it whole
+            order = list(map(_NodeRef.__call__, rxgraph.nodes()))
+        else:
+            order = list(map(_NodeRef.__call__, map(rxgraph.__getitem__, ancestors)))
             order.append(root)
+        if not any(map(_is_foreign, order)):
             order.sort(key=_seq, reverse=True)
             return order
     nodes: dict[Node, None] = {}

@@ -12,6 +12,7 @@ import itertools
 import os
 import traceback
 import weakref
+from collections.abc import Callable
 
 import torch
 
@@ -215,11 +216,17 @@ class Function:
     broadcasting = False
     _node_cls: type[Node]
 
+    #: The name its nodes take, when not the class's own (``ConstantOp``s record as the op they specialize).
+    _recorded_as: str | None = None
+    #: Slots of its nodes beyond ``Node``'s.
+    _node_slots: tuple[str, ...] = ()
+
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         builtin = cls.__module__.startswith("minitorch_rx.")
-        name = cls.__name__ + ("Backward0" if builtin else "Backward")
-        cls._node_cls = type(name, (Node,), {"__slots__": (), "_function": cls, "__module__": cls.__module__})
+        name = (cls._recorded_as or cls.__name__) + ("Backward0" if builtin else "Backward")
+        namespace = {"__slots__": cls._node_slots, "_function": cls, "__module__": cls.__module__}
+        cls._node_cls = type(name, (Node,), namespace)
 
     @staticmethod
     def forward(ctx: Node, *args: object) -> torch.Tensor | tuple:
@@ -271,6 +278,61 @@ class Function:
         result._grad = result._acc = result._hooks = None
         result._out_nr = 0
         # Record in the graph (inlined graph.add_node: this is every op's hot path).
+        ref = node._ref = _NodeRef(node, _remove_dead_node)
+        ref._rx = node._rx = rxgraph
+        if parent._rx is rxgraph:
+            ref._index = node._index = rxgraph.add_child(parent._index, ref, None)
+        else:
+            ref._index = node._index = rxgraph.add_node(ref)
+            node._foreign = True
+        return result
+
+
+class ConstantOp(Function):
+    """An op of a tensor and a constant, ``kernel(x, constant)``: the hot path of ``x * 2.0``.
+
+    The constant is a Python number cached as a 0-dim tensor (``ops/constants.py``). Nothing
+    outside the cache holds it, so nothing can modify it in place: the node keeps it in its
+    ``constant`` slot without a version check, and ``apply`` does what ``apply1`` does, inlined,
+    with no ``forward`` call. Subclasses set ``kernel`` (a torch method) and ``_recorded_as``
+    (the op they specialize, whose name their nodes take, as PyTorch names both ``MulBackward0``),
+    and define ``backward`` reading ``ctx.constant``.
+    """
+
+    _node_slots = ("constant",)
+    kernel: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+    @classmethod
+    def forward(cls, ctx: Node, x: torch.Tensor, constant: torch.Tensor) -> torch.Tensor:
+        ctx.constant = constant
+        return cls.kernel(x, constant)
+
+    @classmethod
+    def apply(cls, x: Tensor, constant: torch.Tensor) -> Tensor:
+        graph = state.recording
+        if graph is None or type(x) is not Tensor or not x._requires_grad:
+            return _apply1_general(cls, x, (constant,))
+        parent = x._node
+        rxgraph = graph._rx
+        if parent is None:
+            parent = accumulator(x, rxgraph)
+        elif parent._n_outputs != 1:
+            return _record(cls, (x, constant))
+        node = cls._node_cls()
+        node._saved = ()
+        node._simple = True
+        node.needs_input_grad = _FIRST_INPUT_ONLY[1]
+        node.constant = constant
+        node._inputs = (parent, None)
+        node._seq = _next_seq()
+        node._grad = None
+        result = _new_tensor(Tensor)
+        result.data = cls.kernel(x.data, constant)
+        result._node = node
+        result._requires_grad = True
+        result._grad = result._acc = result._hooks = None
+        result._out_nr = 0
+        # Record in the graph (inlined graph.add_node, as in apply1).
         ref = node._ref = _NodeRef(node, _remove_dead_node)
         ref._rx = node._rx = rxgraph
         if parent._rx is rxgraph:

@@ -29,7 +29,8 @@ def _remove_dead_node(ref: _NodeRef) -> None:
 
 def remove_nodes(nodes: list) -> None:
     """Take live nodes out of their graphs now (after backward has released them), one call
-    into rustworkx per graph; their weak references' callbacks then have nothing left to do."""
+    into rustworkx per graph. Their weak references go with them (rustworkx held the only
+    other one), so no callback runs when the nodes die."""
     indices: dict = {}
     for node in nodes:
         rxgraph = node._rx
@@ -38,7 +39,8 @@ def remove_nodes(nodes: list) -> None:
             if members is None:
                 members = indices[rxgraph] = []
             members.append(node._index)
-            node._ref._rx = node._rx = None
+            node._ref._rx = None  # in case someone else still holds the reference
+            node._rx = node._ref = None
     for rxgraph, members in indices.items():
         rxgraph.remove_nodes_from(members)
 

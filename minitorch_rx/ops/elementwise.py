@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..autograd.function import Function
+from ..autograd.function import ConstantOp, Function
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, operand
 from .constants import _cache as _constants
@@ -13,11 +13,13 @@ from .constants import _cache as _constants
 def binary(fn: type[Function], a: object, b: object) -> Tensor:
     """Apply a two-operand op where either operand may be a Python scalar."""
     if isinstance(a, Tensor):
-        if type(b) is float:
-            # The hot path, a Python float already cached as a constant: one frame fewer than operand().
+        kind = type(b)
+        if kind is float or kind is int:
+            # The hot path, a Python number already cached as a constant: one frame fewer than operand().
             constant = _constants.get((b, a.data.dtype))
             if constant is not None:
-                return fn.apply1(a, constant)
+                with_constant = _WITH_CONSTANT.get(fn)
+                return fn.apply1(a, constant) if with_constant is None else with_constant.apply(a, constant)
         b = operand(b, a.data)
         return fn.apply(a, b) if isinstance(b, Tensor) else fn.apply1(a, b)
     if isinstance(b, Tensor):
@@ -78,6 +80,46 @@ class Div(Function):
         grad_a = grad / b if ctx.needs_input_grad[0] else None
         grad_b = -grad * a / (b * b) if a is not None else None
         return grad_a, grad_b
+
+
+class AddConstant(ConstantOp):
+    _recorded_as = "Add"
+    kernel = torch.Tensor.add
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class SubConstant(ConstantOp):
+    _recorded_as = "Sub"
+    kernel = torch.Tensor.sub
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class MulConstant(ConstantOp):
+    _recorded_as = "Mul"
+    kernel = torch.Tensor.mul
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.mul(ctx.constant), None
+
+
+class DivConstant(ConstantOp):
+    _recorded_as = "Div"
+    kernel = torch.Tensor.div
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.div(ctx.constant), None
+
+
+#: ``x op c`` for a cached constant ``c`` runs as the op's ``ConstantOp``.
+_WITH_CONSTANT = {Add: AddConstant, Sub: SubConstant, Mul: MulConstant, Div: DivConstant}
 
 
 class Neg(Function):
