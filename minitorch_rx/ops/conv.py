@@ -52,13 +52,17 @@ def _im2col_rows(
 def _col2im_rows(
     cols: torch.Tensor, size: tuple, kernel: tuple, dilation: tuple, pads: tuple, stride: tuple
 ) -> torch.Tensor:
-    """``fold``'s result (N, C, *size) for batched columns ``cols`` (N, C*prod(kernel), L)."""
+    """``fold``'s result (N, C, *size) for batched columns ``cols`` (N, C*prod(kernel), L), a batch
+    slice at a time (``Col2im``'s work buffers are a slice's)."""
     n = cols.shape[0]
     padded = tuple(s + before + after for s, (before, after) in zip(size, pads, strict=True))
     out_size = _num_blocks(padded, kernel, dilation, stride)
     channels = cols.shape[1] // math.prod(kernel)
     out = cols.new_zeros(n, channels, *padded)
-    columns.Col2im(kernel, dilation, stride, out_size, padded)(cols.reshape(n, channels, *kernel, *out_size), out)
+    blocks = cols.reshape(n, channels, *kernel, *out_size)
+    scatter = columns.Col2im(kernel, dilation, stride, out_size, padded)
+    for start, stop in _batch_slices(n, cols[0].numel()):
+        scatter(blocks[start:stop], out[start:stop])
     return columns.crop(out, pads)
 
 
@@ -148,18 +152,16 @@ class ConvNd(Function):
             grad_b = g.sum((0, 2))
         if not (need_x or need_w):
             return grad_x, grad_w, grad_b, None, None, None, None, None
-        # The output gradient channels-first, (G, O/G, N*L): a batch slice of it is one matrix.
-        g_t = g.transpose(0, 1).reshape(groups, out_channels // groups, n * positions)
         slices = _batch_slices(n, channels * math.prod(kernel) * positions)
         if need_w:
-            grad_w = columns.weight_gradient(x, pads, g_t, weight_shape, dilation, stride, out_size, groups, slices)
+            grad_w = columns.weight_gradient(x, pads, g, weight_shape, dilation, stride, out_size, groups, slices)
         if need_x:
             g_pads = columns.transposed_padding(kernel, dilation, stride, pads)
             # The transposed convolution's columns are out_channels * prod(x's size) per sample:
             # where that exceeds the forward's, col2im moves less data.
             if g_pads is None or out_channels * math.prod(x_shape[2:]) > channels * positions:
                 grad_x = columns.input_gradient_by_col2im(
-                    weight, g_t, x_shape, pads, dilation, stride, out_size, groups, slices
+                    weight, g, x_shape, pads, dilation, stride, out_size, groups, slices
                 )
             else:
                 spatial = tuple(range(2, 2 + len(kernel)))

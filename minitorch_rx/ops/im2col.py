@@ -17,6 +17,24 @@ Choices measured here (one thread, float32, 2-core shared machine, CPU time):
   (144, N) product ran at 50-60 GFLOP/s up to N = 4096 and at 18-27 beyond, out of cache.
 - Work buffers are reused between calls (``scratch``): fresh multi-MB buffers cost a page fault
   per 4 KB on first touch (0.7 ms for LeNet's 1.2 MB); without them a LeNet step made 200-400.
+  This holds for every per-call buffer, also the two-step copy's intermediate rows, col2im's
+  intermediate planes and the channels-first output gradient: as fresh tensors, LeNet-5 conv2's
+  0.5 MB ones took 0.5-0.6 ms each in a training step (torch.profiler). With these three from
+  ``scratch``, the transposed gradient per slice and oneDNN weight gradients (below), the old and
+  new kernels timed in one process, interleaved: LeNet-5 step 0.98x, ResNet-20 step 0.97x the
+  old time; ResNet-20's page faults per step fell from about 3,500 to 1.
+- The output gradient is transposed to channels-first a batch slice at a time, just before its
+  products read it from cache, not the whole (N, O, L) at once (8 MB in ResNet-20's first stage).
+- Weight gradients of large products (``PER_SAMPLE_PRODUCT_FROM``) are ``g @ cols.T`` by oneDNN,
+  both channels-first: 0.70-0.93x MKL's time for ResNet-20's layers (0.85-0.88x for 16 channels
+  at 32x32); for LeNet-5's small ones oneDNN took 1.1-1.2x.
+- Not kept: channels-last columns for 16x16 and 32x32 outputs as well. oneDNN multiplies them
+  1.3-1.5x faster (e.g. 76 against 46 GFLOP/s for (4096, 144) @ (144, 16)), but with 16 channels
+  the NCHW <-> NHWC copies run at 5-8 GB/s (3 ms per 8 MB) and the window copy took 5.4 ms
+  against 2.9 ms channels-first: forward 0.9-1.1x, the ResNet-20 step 0.98x (within noise).
+  oneDNN on transposed channels-first columns (``cols.t()``) copies them first: 15-30 GFLOP/s.
+  Batch slices of 2^16-2^20 elements and one product per slice instead of per sample changed
+  ResNet-20's layers by less than the noise (+-10%).
 - The padding is written per slice into a zero-bordered buffer (only its interior is refilled),
   not by ``F.pad`` over the whole batch (2-3 GB/s).
 - Products of at least ``PER_SAMPLE_PRODUCT_FROM`` multiply-adds per sample are written straight
@@ -49,8 +67,9 @@ CHANNELS_LAST_FROM = 16
 #: Channels-last columns for output rows shorter than this.
 CHANNELS_LAST_BELOW = 16
 #: From this many multiply-adds per sample, channels-first products are computed one sample at
-#: a time straight into the output; below (LeNet: 0.1-0.2M), one product per slice is reordered
-#: afterwards, as MKL's small products cost more than the reordering copy.
+#: a time straight into the output, and weight gradients by oneDNN; below (LeNet: 0.1-0.2M), one
+#: product per slice is reordered afterwards, as MKL's small products cost more than the
+#: reordering copy, and weight gradients stay MKL's.
 PER_SAMPLE_PRODUCT_FROM = 1 << 20
 
 
@@ -175,7 +194,7 @@ class _WindowCopier:
         if self._strides is None:
             out.copy_(part)
             return
-        part = part.contiguous()
+        part = scratch("window rows", part.numel(), part).view(part.shape).copy_(part)
         spatial, dilation, stride, sample = self._strides
         k_last, count = part.shape[1:3]
         out.copy_(
@@ -237,7 +256,7 @@ class Col2im:
                 shape = list(current.shape)
                 del shape[2]
                 shape[nd + 1] = self._padded[d]
-                target = current.new_zeros(shape)
+                target = scratch(f"col2im {d}", math.prod(shape), current).view(shape).zero_()
             for offset, index in enumerate(per_offset):
                 target[index].add_(current.select(2, offset))
             current = target
@@ -435,10 +454,19 @@ def correlate(
     return result
 
 
+def channels_first_gradient(g: torch.Tensor, groups: int, start: int, stop: int) -> torch.Tensor:
+    """Samples ``start:stop`` of the output gradient ``g`` (N, O, L) channels-first, (G, O/G, n*L),
+    copied into a work buffer (a slice's: it is read while still in cache)."""
+    out_channels, positions = g.shape[1:]
+    block = scratch("output gradient", (stop - start) * out_channels * positions, g)
+    block = block.view(out_channels, stop - start, positions).copy_(g[start:stop].transpose(0, 1))
+    return block.view(groups, out_channels // groups, (stop - start) * positions)
+
+
 def weight_gradient(
     x: torch.Tensor,
     pads: Pads,
-    g_t: torch.Tensor,
+    g: torch.Tensor,
     weight_shape: torch.Size,
     dilation: tuple[int, ...],
     stride: tuple[int, ...],
@@ -446,21 +474,27 @@ def weight_gradient(
     groups: int,
     slices: Slices,
 ) -> torch.Tensor:
-    """``dL/dw`` from the output gradient channels-first ``g_t`` (G, O/G, N*L): the sum over
-    slices of ``g_t[slice] @ cols.T``, the columns rebuilt from ``x`` one slice at a time."""
+    """``dL/dw`` from the output gradient ``g`` (N, O, L): the sum over slices of
+    ``g[slice] @ cols.T``, the columns rebuilt from ``x`` one slice at a time."""
     out_channels, _, *kernel = weight_shape
     kernel = tuple(kernel)
-    positions = math.prod(out_size)
     if use_channels_last(x, groups, out_size):
-        grad = g_t.new_zeros(out_channels, math.prod(weight_shape[1:]))
+        grad = g.new_zeros(out_channels, math.prod(weight_shape[1:]))
         for start, stop, cols in channels_last_columns(x, pads, kernel, dilation, stride, out_size, slices):
-            grad.addmm_(g_t[0, :, start * positions : stop * positions], cols)
+            grad.addmm_(channels_first_gradient(g, 1, start, stop)[0], cols)
         nd = len(kernel)
         return grad.view(out_channels, *kernel, -1).permute(0, nd + 1, *range(1, nd + 1)).contiguous()
-    grad = g_t.new_zeros(groups, out_channels // groups, math.prod(weight_shape[1:]))
+    grad = g.new_zeros(groups, out_channels // groups, math.prod(weight_shape[1:]))
+    # oneDNN's g @ cols.T for large products (10-30% less time than MKL's for ResNet-20's
+    # layers), MKL's for small ones (LeNet-5's: 10-20% more time with oneDNN).
+    onednn = groups == 1 and math.prod(weight_shape) * g.shape[2] >= PER_SAMPLE_PRODUCT_FROM
     for start, stop, cols in channels_first_columns(x, pads, kernel, dilation, stride, out_size, slices):
-        cols = cols.view(groups, -1, (stop - start) * positions)
-        grad.baddbmm_(g_t[:, :, start * positions : stop * positions], cols.transpose(1, 2))
+        g_t = channels_first_gradient(g, groups, start, stop)
+        cols = cols.view(groups, -1, g_t.shape[2])
+        if onednn:
+            grad[0].add_(matmul_nt(g_t[0], cols[0], None))
+        else:
+            grad.baddbmm_(g_t, cols.transpose(1, 2))
     return grad.view(weight_shape)
 
 
@@ -482,7 +516,7 @@ def transposed_padding(
 
 def input_gradient_by_col2im(
     weight: torch.Tensor,
-    g_t: torch.Tensor,
+    g: torch.Tensor,
     x_shape: torch.Size,
     pads: Pads,
     dilation: tuple[int, ...],
@@ -491,7 +525,7 @@ def input_gradient_by_col2im(
     groups: int,
     slices: Slices,
 ) -> torch.Tensor:
-    """``dL/dx`` by col2im of ``w.T @ g_t`` one slice at a time (any stride and padding)."""
+    """``dL/dx`` by col2im of ``w.T @ g`` (``g`` (N, O, L)) one slice at a time (any stride and padding)."""
     n, channels = x_shape[:2]
     out_channels = weight.shape[0]
     kernel = tuple(weight.shape[2:])
@@ -499,14 +533,14 @@ def input_gradient_by_col2im(
     rows = channels // groups * math.prod(kernel)
     w_t = weight.reshape(groups, out_channels // groups, rows).transpose(1, 2)
     padded_size = tuple(s + before + after for s, (before, after) in zip(x_shape[2:], pads, strict=True))
-    grad_padded = g_t.new_zeros(n, channels, *padded_size)
+    grad_padded = g.new_zeros(n, channels, *padded_size)
     largest = max((stop - start for start, stop in slices), default=0)
-    buffer = scratch("columns", groups * rows * largest * positions, g_t)
+    buffer = scratch("columns", groups * rows * largest * positions, g)
     scatter = Col2im(kernel, dilation, stride, out_size, padded_size)
     for start, stop in slices:
         size = stop - start
         grad_cols = buffer[: groups * rows * size * positions].view(groups, rows, size * positions)
-        torch.bmm(w_t, g_t[:, :, start * positions : stop * positions], out=grad_cols)
+        torch.bmm(w_t, channels_first_gradient(g, groups, start, stop), out=grad_cols)
         grad_cols = grad_cols.view(channels, *kernel, size, *out_size).movedim(1 + len(kernel), 1)
         scatter(grad_cols, grad_padded[start:stop].transpose(0, 1))
     return crop(grad_padded, pads)
