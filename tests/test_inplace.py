@@ -1,5 +1,6 @@
-"""In-place ops: plain torch in-place under no_grad; recorded (gradients equal torch's) otherwise;
-PyTorch's errors for a leaf that requires grad and for a saved tensor changed before backward."""
+"""In-place ops: plain torch in-place under no_grad; recorded (gradients equal torch's) otherwise,
+on views too (the base's history changes, as with PyTorch's CopySlices); PyTorch's errors for a
+leaf (or a view of one) that requires grad and for a saved tensor changed before backward."""
 
 from __future__ import annotations
 
@@ -343,8 +344,7 @@ def test_inplace_that_would_change_the_target_shape_raises(recording):
         y.add_(mt.ones(2, 3))
 
 
-# ------------------------------------------------------------------ known gaps
-@pytest.mark.xfail(strict=True, reason="views do not carry their base's history (needs view tracking in autograd/)")
+# ------------------------------------------------------------------ in-place on views
 def test_recorded_inplace_on_a_view_updates_the_gradient_of_its_base():
     def run(x):
         y = x * 1
@@ -354,11 +354,72 @@ def test_recorded_inplace_on_a_view_updates_the_gradient_of_its_base():
     compare_with_torch(run, run, [torch.ones(2, 3, dtype=torch.float64)])
 
 
-@pytest.mark.xfail(strict=True, reason="views do not carry their base's history (needs view tracking in autograd/)")
 def test_inplace_on_a_view_of_a_leaf_that_requires_grad_raises():
     x = mt.ones(2, 3, requires_grad=True)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
         x[0].mul_(2)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
+        x.t()[1:].zero_()
+    with mt.no_grad():
+        x[0].mul_(2)  # allowed, as in PyTorch: it changes the leaf's values
+    assert x.tolist() == [[2.0] * 3, [1.0] * 3]
+
+
+#: name -> code run on a (4, 3) input ``x`` (mt or torch) that does in-place ops on views
+VIEW_INPLACE = {
+    "row": lambda x: _set(x * 1, lambda y: y[0].mul_(2)),
+    "view of a view": lambda x: _set(x * 1, lambda y: y[1:][:, 1].add_(x[:3, 0] * x[:3, 2])),
+    "transposed": lambda x: _set(x.sin(), lambda y: y.t()[2].mul_(x[:, 1])),
+    "reshaped": lambda x: _set(x * 2, lambda y: y.view(2, 6)[1].clamp_(-0.5, 0.5)),
+    "setitem on a view": lambda x: _set(x * 1, lambda y: y[2].__setitem__(slice(0, 2), x[0, 1:] ** 2)),
+    "copy into a view": lambda x: _set(x * 1, lambda y: y[:, 0].copy_(x[:, 2].sin())),
+    "twice, then the view is used": lambda x: _twice(x),
+    "base without grad": lambda x: _set(x.detach() * 0, lambda y: y[1:3].add_(x[1:3] ** 2)),
+}
+
+
+def _set(y, inplace):
+    inplace(y)
+    return y
+
+
+def _twice(x):
+    y = x * 1
+    row = y[1]
+    row.mul_(3)
+    row.add_(x[0])
+    return y, row * row
+
+
+@pytest.mark.parametrize("name", VIEW_INPLACE)
+def test_recorded_inplace_on_views_matches_torch(name):
+    x = torch.linspace(-1, 1, 12, dtype=torch.float64).view(4, 3)
+    compare_with_torch(VIEW_INPLACE[name], VIEW_INPLACE[name], [x])
+
+
+@pytest.mark.parametrize("name", VIEW_INPLACE)
+def test_recorded_inplace_on_views_passes_gradcheck(name):
+    def outputs(x):
+        out = VIEW_INPLACE[name](x)
+        return sum(o.sum() for o in out) if isinstance(out, tuple) else out
+
+    x = mt.tensor(torch.linspace(-1, 1, 12, dtype=torch.float64).view(4, 3), requires_grad=True)
+    assert mt.autograd.gradcheck(outputs, (x,))
+
+
+def test_inplace_on_an_expanded_view_raises_as_torch():
+    y = mt.ones(1, 3, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single memory"):
+        y.expand(4, 3).mul_(2)
+
+
+def test_inplace_on_a_view_invalidates_what_was_saved_from_its_base():
+    x = mt.ones(2, 3, requires_grad=True)
+    y = x * 1
+    z = y * y  # saves y
+    y[0].mul_(2)
+    with pytest.raises(RuntimeError, match=re.escape(MODIFIED_PREFIX)):
+        z.sum().backward()
 
 
 # ------------------------------------------------------------------ gradcheck

@@ -42,7 +42,9 @@ class Tensor:
     tensor([2., 4., 6.])
     """
 
-    __slots__ = ("data", "_node", "_requires_grad", "_grad", "_out_nr", "_acc", "_hooks", "__weakref__")
+    # ``_view_base`` is set only on views made by shape ops (``ops/shape.py``): the tensor whose
+    # memory they view; read with getattr(t, "_view_base", None).
+    __slots__ = ("data", "_node", "_requires_grad", "_grad", "_out_nr", "_acc", "_hooks", "_view_base", "__weakref__")
 
     # ``x.__array_priority__`` makes numpy defer ``ndarray + Tensor`` to ``Tensor.__radd__``.
     __array_priority__ = 1000

@@ -1,7 +1,12 @@
 """In-place ops. Under no_grad, or on tensors outside any graph, they are torch's in-place ops on
 the data. While recording, the op is recorded out of place, its result copied into the data (so
 views and the version counter see the change, and saved copies of the old values are caught at
-backward), and the tensor's history moves to the new node, as in PyTorch."""
+backward), and the tensor's history moves to the new node, as in PyTorch.
+
+On a view (``ops/shape.py`` notes which tensor a view's memory belongs to) the base's history
+moves too, as PyTorch's CopySlices: the base becomes "the old base with the view's region
+replaced by the result", and the view becomes that region of the new base. Other views taken
+of the base earlier keep their old history (PyTorch regenerates theirs)."""
 
 from __future__ import annotations
 
@@ -16,14 +21,33 @@ from .elementwise import clamp
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
+LEAF_VIEW_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
+
+
 def _recording(target: Tensor, args: tuple) -> bool:
     if not state.grad_enabled:
         return False
+    base = _view_base(target)
+    if base is not None and base._requires_grad and base._node is None:
+        raise RuntimeError(LEAF_VIEW_MESSAGE)
     if target._requires_grad:
         if target._node is None:
             raise RuntimeError(LEAF_MESSAGE)
         return True
     return any(isinstance(a, Tensor) and a._requires_grad for a in args)
+
+
+def _view_base(t: Tensor) -> Tensor | None:
+    """The tensor whose memory ``t`` views, if it still does."""
+    base = getattr(t, "_view_base", None)
+    if base is None:
+        return None
+    memory = base.data if base.data._base is None else base.data._base
+    return base if t.data._base is memory else None
 
 
 def rebase(target: Tensor, result: Tensor, op: str) -> Tensor:
@@ -39,11 +63,78 @@ def rebase(target: Tensor, result: Tensor, op: str) -> Tensor:
     if node is not None and any(s is data for s in node._saved):
         # The new node saved the old values of ``target``: keep a copy, since they are overwritten now.
         node.save_for_backward(*(s.clone() if s is data else s for s in node._saved))
+    base = _view_base(target)
+    if base is not None and node is not None:
+        return _rebase_view(target, base, result)
     data.copy_(result.data)
     target._node = node
     target._out_nr = result._out_nr
     target._requires_grad = node is not None
     return target
+
+
+def _rebase_view(view: Tensor, base: Tensor, result: Tensor) -> Tensor:
+    """Write ``result`` into ``view``'s memory, recorded as a new history for ``base`` (CopySlices)
+    and for ``view`` (that region of the new base)."""
+    data = view.data
+    if torch._debug_has_internal_overlap(data) == 1:  # an expanded view: one element in several places
+        raise RuntimeError(OVERLAP_MESSAGE)
+    region = (data.shape, data.stride(), data.storage_offset() - base.data.storage_offset())
+    new_base = CopySlices.apply(base, result, region)
+    base._node, base._out_nr, base._requires_grad = new_base._node, 0, True
+    new_view = AsStrided.apply(base, region)
+    view._node, view._out_nr, view._requires_grad = new_view._node, 0, True
+    return view
+
+
+def _region(t: torch.Tensor, region: tuple) -> torch.Tensor:
+    size, stride, offset = region
+    return t.as_strided(size, stride, t.storage_offset() + offset)
+
+
+def _like_base(grad: torch.Tensor, base_meta: tuple) -> torch.Tensor:
+    """``grad`` laid out with the base's strides, so that a region's strides address it."""
+    shape, stride = base_meta
+    if grad.stride() == stride:
+        return grad.clone()
+    return torch.empty_strided(shape, stride, dtype=grad.dtype, device=grad.device).copy_(grad)
+
+
+class CopySlices(Function):
+    """The base after an in-place op on its view: its values with the view's ``region`` (size,
+    stride, offset from the base's start) replaced by ``values``. Forward writes them into the
+    base's memory itself and returns it."""
+
+    @staticmethod
+    def forward(ctx, base, values, region):
+        ctx.meta = ((base.shape, base.stride()), region, values.dtype)
+        _region(base, region).copy_(values)
+        return base
+
+    @staticmethod
+    def backward(ctx, grad):
+        base_meta, region, values_dtype = ctx.meta
+        full = _like_base(grad, base_meta)
+        window = _region(full, region)
+        grad_values = window.to(values_dtype, copy=True) if ctx.needs_input_grad[1] else None
+        window.zero_()
+        return (full if ctx.needs_input_grad[0] else None), grad_values, None
+
+
+class AsStrided(Function):
+    """A view's values as a region of its base (size, stride, offset from the base's start)."""
+
+    @staticmethod
+    def forward(ctx, base, region):
+        ctx.meta = ((base.shape, base.stride()), region)
+        return _region(base, region)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (shape, stride), region = ctx.meta
+        full = torch.empty_strided(shape, stride, dtype=grad.dtype, device=grad.device).zero_()
+        _region(full, region).copy_(grad)
+        return full, None
 
 
 

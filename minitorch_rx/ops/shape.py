@@ -168,6 +168,20 @@ class ToCopy(Function):
 
 
 # ------------------------------------------------------------------ public functions
+def _viewing(out: Tensor, input: Tensor) -> Tensor:
+    """Note, when ``out``'s data is a view of ``input``'s, the tensor whose memory it views (the
+    base of ``input`` if that is a view itself): an in-place op on ``out`` then rewrites that
+    base's history too (``ops/inplace.py``), as PyTorch's CopySlices does."""
+    base = out.data._base
+    if base is not None:
+        root = getattr(input, "_view_base", None)
+        if root is None:
+            root = input
+        if base is root.data or base is root.data._base:
+            out._view_base = root
+    return out
+
+
 def _shape_arg(shape: tuple) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list, torch.Size)) else shape
 
@@ -175,13 +189,13 @@ def _shape_arg(shape: tuple) -> tuple:
 def view(input: Tensor, *shape) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("view", input)
-    return View.apply(input, _shape_arg(shape))
+    return _viewing(View.apply(input, _shape_arg(shape)), input)
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("reshape", input)
-    return Reshape.apply(input, _shape_arg(shape))
+    return _viewing(Reshape.apply(input, _shape_arg(shape)), input)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -189,7 +203,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         raise not_a_tensor("flatten", input)
     shape = input.data.shape
     if not shape:
-        return Reshape.apply(input, (1,))
+        return _viewing(Reshape.apply(input, (1,)), input)
     start, end = normalize_dim(start_dim, len(shape)), normalize_dim(end_dim, len(shape))
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
@@ -198,26 +212,26 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     flat = 1
     for size in shape[start : end + 1]:
         flat *= size
-    return Reshape.apply(input, (*shape[:start], flat, *shape[end + 1 :]))
+    return _viewing(Reshape.apply(input, (*shape[:start], flat, *shape[end + 1 :])), input)
 
 
 def squeeze(input: Tensor, dim: int | tuple | None = None) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("squeeze", input)
-    return Squeeze.apply(input, dim)
+    return _viewing(Squeeze.apply(input, dim), input)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("unsqueeze", input)
-    return Unsqueeze.apply(input, normalize_dim(dim, input.data.dim() + 1))
+    return _viewing(Unsqueeze.apply(input, normalize_dim(dim, input.data.dim() + 1)), input)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("transpose", input)
     ndim = input.data.dim()
-    return Transpose.apply(input, normalize_dim(dim0, ndim), normalize_dim(dim1, ndim))
+    return _viewing(Transpose.apply(input, normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)), input)
 
 
 def t(input: Tensor) -> Tensor:
@@ -225,7 +239,7 @@ def t(input: Tensor) -> Tensor:
         raise not_a_tensor("t", input)
     if input.data.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.data.dim()}D")
-    return input if input.data.dim() < 2 else Transpose.apply(input, 0, 1)
+    return input if input.data.dim() < 2 else _viewing(Transpose.apply(input, 0, 1), input)
 
 
 def permute(input: Tensor, *dims) -> Tensor:
@@ -238,17 +252,17 @@ def permute(input: Tensor, *dims) -> Tensor:
             "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
             f"of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal to len(dims) = {len(dims)}"
         )
-    return Permute.apply(input, tuple(normalize_dim(d, ndim) for d in dims))
+    return _viewing(Permute.apply(input, tuple(normalize_dim(d, ndim) for d in dims)), input)
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("expand", input)
-    return Expand.apply(input, _shape_arg(sizes))
+    return _viewing(Expand.apply(input, _shape_arg(sizes)), input)
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
-    return Expand.apply(input, other.data.shape)
+    return _viewing(Expand.apply(input, other.data.shape), input)
 
 
 def contiguous(input: Tensor) -> Tensor:
@@ -258,7 +272,7 @@ def contiguous(input: Tensor) -> Tensor:
 
 
 def getitem(input: Tensor, index) -> Tensor:
-    return Index.apply(input, _torch_index(index))
+    return _viewing(Index.apply(input, _torch_index(index)), input)
 
 
 def _torch_index(index):
