@@ -119,3 +119,44 @@ def test_gradcheck_passes(name):
     if name in GRADCHECK_SKIP_KINK:
         values = torch.where(values.abs() < 0.1, 0.5, values)  # away from the kink at 0
     assert mt.autograd.gradcheck(ACTIVATIONS[name][0], [mt.tensor(values, requires_grad=True)])
+
+
+#: name -> (minitorch_rx call with inplace=True, the same in torch)
+INPLACE_ACTIVATIONS = {
+    "relu": (lambda t: mt.nn.functional.relu(t, inplace=True), lambda t: F.relu(t, inplace=True)),
+    "leaky_relu": (lambda t: mt.nn.functional.leaky_relu(t, 0.2, True), lambda t: F.leaky_relu(t, 0.2, True)),
+    "elu": (lambda t: mt.nn.functional.elu(t, 0.5, True), lambda t: F.elu(t, 0.5, True)),
+    "silu": (lambda t: mt.nn.functional.silu(t, inplace=True), lambda t: F.silu(t, inplace=True)),
+    "ReLU module": (mt.nn.ReLU(inplace=True), torch.nn.ReLU(inplace=True)),
+    "LeakyReLU module": (mt.nn.LeakyReLU(0.1, inplace=True), torch.nn.LeakyReLU(0.1, inplace=True)),
+}
+
+
+@pytest.mark.parametrize("name", INPLACE_ACTIVATIONS)
+def test_inplace_activation_overwrites_its_input_and_matches_torch(name):
+    ours, theirs = INPLACE_ACTIVATIONS[name]
+
+    def run(fn):
+        def on_a_copy(x):
+            y = x * 1
+            out = fn(y)
+            assert out is y  # the input itself, overwritten
+            return y * x  # the overwritten values are what later ops see
+
+        return on_a_copy
+
+    compare_with_torch(run(ours), run(theirs), [torch.linspace(-2, 2, 12, dtype=torch.float64).view(3, 4)])
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
+        ours(mt.ones(3, requires_grad=True))
+    plain = mt.tensor([-1.0, 2.0])
+    assert ours(plain) is plain and plain.tolist() == theirs(torch.tensor([-1.0, 2.0])).tolist()
+
+
+def test_inplace_dropout_overwrites_its_input_and_scales_the_gradient_of_what_it_kept():
+    x = mt.ones(1000, dtype=torch.float64, requires_grad=True)
+    y = x * 1
+    assert mt.nn.functional.dropout(y, 0.5, training=True, inplace=True) is y
+    kept = y.torch() != 0
+    assert set(y.torch().unique().tolist()) <= {0.0, 2.0} and 300 < int(kept.sum()) < 700
+    y.sum().backward()
+    torch.testing.assert_close(x.grad.torch(), kept.double() * 2)

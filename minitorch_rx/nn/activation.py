@@ -1,8 +1,7 @@
 """Activation modules, thin wrappers over the engine's activation ops.
 
-``inplace=True`` is accepted (and shown in the repr) for compatibility with PyTorch code; the
-result is the same, computed out of place, since the engine gains nothing from overwriting
-its input.
+``inplace=True`` overwrites the input with the result, as in PyTorch (recorded as an in-place
+op: it costs a copy here, so it saves no memory).
 """
 
 from __future__ import annotations
@@ -27,14 +26,14 @@ class ReLU(_InplaceFlag):
     """max(x, 0)."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.relu(input)
+        return F.relu(input, self.inplace)
 
 
 class SiLU(_InplaceFlag):
     """x * sigmoid(x)."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.silu(input)
+        return F.silu(input, self.inplace)
 
 
 class LeakyReLU(Module):
@@ -46,7 +45,7 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.leaky_relu(input, self.negative_slope)
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
@@ -61,7 +60,7 @@ class ELU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.elu(input, self.alpha)
+        return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")

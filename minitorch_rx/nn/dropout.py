@@ -18,7 +18,7 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.dropout(input, self.p, self.training)
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"

@@ -9,6 +9,7 @@ from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, not_a_tensor
 from .dims import normalize_dim
+from .inplace import overwrite
 
 aten = torch.ops.aten
 
@@ -161,16 +162,16 @@ class LogSoftmax(Function):
         return aten._log_softmax_backward_data(grad, y, ctx.dim, y.dtype), None
 
 
-def relu(input: Tensor) -> Tensor:
-    return ReLU.apply(input)
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return overwrite(input, relu) if inplace else ReLU.apply(input)
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    return LeakyReLU.apply(input, negative_slope)
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return overwrite(input, leaky_relu, negative_slope) if inplace else LeakyReLU.apply(input, negative_slope)
 
 
-def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
-    return ELU.apply(input, alpha)
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return overwrite(input, elu, alpha) if inplace else ELU.apply(input, alpha)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -179,8 +180,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return GELU.apply(input, approximate)
 
 
-def silu(input: Tensor) -> Tensor:
-    return SiLU.apply(input)
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return overwrite(input, silu) if inplace else SiLU.apply(input)
 
 
 def swish(input: Tensor, beta: float = 1.0) -> Tensor:

@@ -11,6 +11,7 @@ import torch
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, not_a_tensor
+from .inplace import overwrite
 
 
 class Dropout(Function):
@@ -31,10 +32,11 @@ class Dropout(Function):
         return torch.ops.aten.native_dropout_backward(grad, mask, ctx.scale), None
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
 
-    Any shape. With ``training=False`` or ``p == 0`` the input itself is returned. Raises
+    Any shape. With ``training=False`` or ``p == 0`` the input itself is returned; with
+    ``inplace=True`` the input is overwritten with the result and returned. Raises
     ``ValueError`` for ``p`` outside ``[0, 1]``.
 
     >>> import minitorch_rx as mt
@@ -47,4 +49,4 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0 or input.data.numel() == 0:
         return input
-    return Dropout.apply(input, p)
+    return overwrite(input, Dropout.apply, p) if inplace else Dropout.apply(input, p)

@@ -10,10 +10,12 @@ of the base earlier keep their old history (PyTorch regenerates theirs)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from ..autograd.function import Function
-from ..autograd.grad_mode import state
+from ..autograd.grad_mode import no_grad, state
 from ..autograd.tensor import Tensor
 from .constants import dtype_name
 from .elementwise import clamp
@@ -50,7 +52,7 @@ def _view_base(t: Tensor) -> Tensor | None:
     return base if t.data._base is memory else None
 
 
-def rebase(target: Tensor, result: Tensor, op: str) -> Tensor:
+def rebase(target: Tensor, result: Tensor) -> Tensor:
     """Make ``target`` hold ``result``'s values (in place) and its history."""
     data = target.data
     if result.data.shape != data.shape:
@@ -144,7 +146,7 @@ def _data(value):
 
 def inplace_binary(target: Tensor, other, out_of_place, torch_method: str, **kwargs) -> Tensor:
     if _recording(target, (other,)):
-        return rebase(target, out_of_place(target, other, **kwargs), torch_method)
+        return rebase(target, out_of_place(target, other, **kwargs))
     getattr(target.data, torch_method)(_data(other), **kwargs)
     return target
 
@@ -199,11 +201,21 @@ class IndexPut(Function):
         return grad_x, None, grad_value
 
 
+def overwrite(target: Tensor, out_of_place: Callable[..., Tensor], *args: object) -> Tensor:
+    """``target`` overwritten with ``out_of_place(target, *args)`` and returned: the ``inplace=True``
+    of activations and dropout, recorded as any in-place op."""
+    if _recording(target, args):
+        return rebase(target, out_of_place(target, *args))
+    with no_grad():
+        target.data.copy_(out_of_place(target, *args).data)
+    return target
+
+
 def fill_(target: Tensor, value) -> Tensor:
     if _recording(target, (value,)):
         if isinstance(value, Tensor):
-            return rebase(target, CopyFrom.apply(target, value), "fill_")
-        return rebase(target, Fill.apply(target, value), "fill_")
+            return rebase(target, CopyFrom.apply(target, value))
+        return rebase(target, Fill.apply(target, value))
     target.data.fill_(_data(value))
     return target
 
@@ -215,14 +227,14 @@ def zero_(target: Tensor) -> Tensor:
 def copy_(target: Tensor, src) -> Tensor:
     if _recording(target, (src,)):
         src = src if isinstance(src, Tensor) else Tensor._make(torch.as_tensor(src), None)
-        return rebase(target, CopyFrom.apply(target, src), "copy_")
+        return rebase(target, CopyFrom.apply(target, src))
     target.data.copy_(_data(src) if isinstance(src, (Tensor, torch.Tensor)) else torch.as_tensor(src))
     return target
 
 
 def clamp_(target: Tensor, min=None, max=None) -> Tensor:
     if _recording(target, (min, max)):
-        return rebase(target, clamp(target, min, max), "clamp_")
+        return rebase(target, clamp(target, min, max))
     target.data.clamp_(_data(min), _data(max))
     return target
 
@@ -232,6 +244,6 @@ def setitem(target: Tensor, index, value) -> None:
 
     index = _torch_index(index)
     if _recording(target, (value,)):
-        rebase(target, IndexPut.apply(target, index, value if isinstance(value, Tensor) else _data(value)), "__setitem__")
+        rebase(target, IndexPut.apply(target, index, value if isinstance(value, Tensor) else _data(value)))
         return
     target.data[index] = _data(value)
