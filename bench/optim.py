@@ -71,9 +71,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
-    print_table(
-        "optimizer step, ResNet-18 parameters (11.7M in 62 tensors), 1 thread", run(args.rounds)
-    )
+    print_table("optimizer step, ResNet-18 parameters (11.7M in 62 tensors), 1 thread", run(args.rounds))
 
 
 if __name__ == "__main__":

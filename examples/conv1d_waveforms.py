@@ -26,7 +26,14 @@ def make_waveforms(n: int, length: int = 4000, seed: int = 0) -> tuple[torch.Ten
     frequency = 5 + 20 * torch.rand(n, 1, generator=generator)
     phase = 2 * math.pi * torch.rand(n, 1, generator=generator)
     cycles = frequency * t + phase / (2 * math.pi)
-    waves = torch.stack([torch.sin(2 * math.pi * cycles), torch.sign(torch.sin(2 * math.pi * cycles)), 2 * (cycles % 1) - 1, torch.randn(n, length, generator=generator).clamp(-1, 1)])
+    waves = torch.stack(
+        [
+            torch.sin(2 * math.pi * cycles),
+            torch.sign(torch.sin(2 * math.pi * cycles)),
+            2 * (cycles % 1) - 1,
+            torch.randn(n, length, generator=generator).clamp(-1, 1),
+        ]
+    )
     clips = waves[labels, torch.arange(n)] * (0.5 + torch.rand(n, 1, generator=generator))
     clips += 0.1 * torch.randn(n, length, generator=generator)
     return clips.unsqueeze(1), labels

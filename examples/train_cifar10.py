@@ -22,14 +22,26 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=128)
     parser.add_argument("--lr", type=float, default=0.1)
     parser.add_argument("--limit", type=int, default=None, help="train and test on the first N images only")
-    parser.add_argument("--unverified", action="store_true", help="accept CIFAR-10 files whose checksums torchvision does not know")
+    parser.add_argument(
+        "--unverified", action="store_true", help="accept CIFAR-10 files whose checksums torchvision does not know"
+    )
     parser.add_argument("--out", default="runs/resnet20_cifar10")
     args = parser.parse_args()
     if args.unverified:
         from torchvision.datasets import CIFAR10
 
         CIFAR10._check_integrity = lambda self: True
-    config = TrainConfig(model="resnet20", dataset="cifar10", data_root=args.data_root, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, weight_decay=5e-4, limit=args.limit, out=args.out)
+    config = TrainConfig(
+        model="resnet20",
+        dataset="cifar10",
+        data_root=args.data_root,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        weight_decay=5e-4,
+        limit=args.limit,
+        out=args.out,
+    )
     history = train(config)
     print(f"ResNet-20, {args.epochs} epochs: test accuracy {history.test_accuracy[-1]:.2%}")
 

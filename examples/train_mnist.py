@@ -1,6 +1,7 @@
 """Train LeNet-5 on the full MNIST (or Fashion-MNIST: 60,000 images) and save the weights the model zoo ships.
 
-    python examples/train_mnist.py --data-root ../shared/data --epochs 10 --export minitorch_rx/models/weights/lenet5_mnist.pt
+    python examples/train_mnist.py --data-root ../shared/data --epochs 10 \
+        --export minitorch_rx/models/weights/lenet5_mnist.pt
     python examples/train_mnist.py --dataset fashion_mnist --data-root ../shared/data --epochs 10 \
         --export minitorch_rx/models/weights/lenet5_fashion_mnist.pt
 
@@ -42,10 +43,23 @@ def main() -> None:
         dataset(root, train=True, download=True)
         dataset(root, train=False, download=True)
         started = time.perf_counter()
-        config = TrainConfig(model="lenet5", dataset=args.dataset, data_root=str(root), epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed, out=args.out, progress=False)
+        config = TrainConfig(
+            model="lenet5",
+            dataset=args.dataset,
+            data_root=str(root),
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            seed=args.seed,
+            out=args.out,
+            progress=False,
+        )
         history = train(config)
         minutes = (time.perf_counter() - started) / 60
-    print(f"LeNet-5 on {args.dataset}, {args.epochs} epochs, {minutes:.1f} min: test accuracy {history.test_accuracy[-1]:.2%} on the 10,000 test images")
+    print(
+        f"LeNet-5 on {args.dataset}, {args.epochs} epochs, {minutes:.1f} min: "
+        f"test accuracy {history.test_accuracy[-1]:.2%} on the 10,000 test images"
+    )
     if args.export:
         checkpoint = mt.load(Path(args.out) / "checkpoint.pt")
         mt.save(checkpoint["model"], args.export)

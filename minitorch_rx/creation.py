@@ -69,7 +69,11 @@ def randint(low, high=None, size=(), dtype=None, device=None, generator=None) ->
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    data = torch.arange(start, dtype=dtype, device=device) if end is None else torch.arange(start, end, step, dtype=dtype, device=device)
+    data = (
+        torch.arange(start, dtype=dtype, device=device)
+        if end is None
+        else torch.arange(start, end, step, dtype=dtype, device=device)
+    )
     return _leaf(data, requires_grad)
 
 

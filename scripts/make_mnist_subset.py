@@ -28,7 +28,9 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data/MNIST/raw")
     parser.add_argument("--train", type=int, default=10000)
     parser.add_argument("--test", type=int, default=2000)
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "minitorch_rx/data/mnist_subset.npz")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parents[1] / "minitorch_rx/data/mnist_subset.npz"
+    )
     args = parser.parse_args()
     np.savez_compressed(
         args.out,

@@ -57,5 +57,7 @@ def compare_with_torch(
             continue
         assert ours is not None, f"input {i}: no gradient from minitorch_rx"
         assert ours.shape == theirs.shape, (i, ours.shape, theirs.shape)
-        torch.testing.assert_close(ours.torch(), theirs, atol=atol, rtol=rtol, equal_nan=True, msg=lambda m: f"input {i}: {m}")
+        torch.testing.assert_close(
+            ours.torch(), theirs, atol=atol, rtol=rtol, equal_nan=True, msg=lambda m, i=i: f"input {i}: {m}"
+        )
     return torch_out

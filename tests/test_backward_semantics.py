@@ -238,7 +238,9 @@ def test_multi_output_op_gets_zero_for_unused_output():
 
 def test_leaf_inplace_while_recording_raises():
     x = mt.tensor([1.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+    with pytest.raises(
+        RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."
+    ):
         x.add_(1)
 
 
@@ -257,8 +259,13 @@ def test_modifying_a_saved_tensor_raises_at_backward():
     with pytest.raises(RuntimeError) as error:
         z.backward()
     message = str(error.value)
-    assert message.startswith("one of the variables needed for gradient computation has been modified by an inplace operation:")
-    assert "[torch.FloatTensor [2]], which is output 0 of AddBackward0, is at version 1; expected version 0 instead" in message
+    assert message.startswith(
+        "one of the variables needed for gradient computation has been modified by an inplace operation:"
+    )
+    assert (
+        "[torch.FloatTensor [2]], which is output 0 of AddBackward0, is at version 1; expected version 0 instead"
+        in message
+    )
 
 
 def test_inplace_on_a_non_leaf_is_differentiated():
@@ -273,7 +280,9 @@ def test_anomaly_mode_names_the_op_that_produced_nan():
     x = mt.tensor([0.0], requires_grad=True)
     with mt.autograd.detect_anomaly():
         y = x.sqrt() * 0
-        with pytest.raises(RuntimeError, match=r"Function 'SqrtBackward0' returned nan values in its 0th output.") as error:
+        with pytest.raises(
+            RuntimeError, match=r"Function 'SqrtBackward0' returned nan values in its 0th output."
+        ) as error:
             y.sum().backward()
     assert "test_anomaly_mode_names_the_op_that_produced_nan" in str(error.value)
 

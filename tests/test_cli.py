@@ -55,6 +55,8 @@ def test_graph_writes_dot(tmp_path):
 
 
 def test_python_dash_m_runs_the_cli():
-    result = subprocess.run([sys.executable, "-m", "minitorch_rx", "--help"], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "minitorch_rx", "--help"], capture_output=True, text=True, check=True
+    )
     assert "train" in result.stdout and "graph" in result.stdout
     assert mt.models.list()

@@ -29,7 +29,9 @@ def test_loader_yields_mt_tensor_batches():
 
 def test_loader_shuffle_is_reproducible_with_a_seed():
     def first_labels(seed):
-        return next(iter(mt.data.DataLoader(mt.data.MNIST(train=False), batch_size=16, shuffle=True, seed=seed)))[1].tolist()
+        return next(iter(mt.data.DataLoader(mt.data.MNIST(train=False), batch_size=16, shuffle=True, seed=seed)))[
+            1
+        ].tolist()
 
     assert first_labels(3) == first_labels(3)
     assert first_labels(3) != first_labels(4)
@@ -54,7 +56,10 @@ def test_save_and_load_round_trip_a_checkpoint(tmp_path):
     model(mt.randn(4, 3)).sum().backward()
     optimizer.step()
     path = tmp_path / "ck.pt"
-    mt.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": 3, "rng": torch.get_rng_state()}, path)
+    mt.save(
+        {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": 3, "rng": torch.get_rng_state()},
+        path,
+    )
     loaded = mt.load(path)
     assert isinstance(loaded["model"], collections.OrderedDict)
     assert isinstance(loaded["model"]["weight"], mt.Tensor)

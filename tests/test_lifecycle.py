@@ -41,7 +41,9 @@ def test_backward_frees_saved_tensors_and_nodes():
     with mt.Graph() as g:
         loss = mlp_step(x, w1, w2)
     inputs = {id(t.torch()) for t in (x, w1, w2)}
-    saved = [weakref.ref(t) for node in g.nodes() for t in node._saved if isinstance(t, torch.Tensor) and id(t) not in inputs]
+    saved = [
+        weakref.ref(t) for node in g.nodes() for t in node._saved if isinstance(t, torch.Tensor) and id(t) not in inputs
+    ]
     assert saved and all(r() is not None for r in saved)
     loss.backward()
     assert all(r() is None for r in saved)

@@ -46,9 +46,7 @@ def _probabilities(shape: tuple, class_dim: int) -> torch.Tensor:
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("label_smoothing", [0.0, 0.2])
 @pytest.mark.parametrize("ignore_index", [-100, 2])
-def test_cross_entropy_class_indices_match_torch(
-    shapes, reduction, weighted, label_smoothing, ignore_index
-):
+def test_cross_entropy_class_indices_match_torch(shapes, reduction, weighted, label_smoothing, ignore_index):
     input_shape, target_shape = shapes
     target = _targets(target_shape, 5, ignore_index)
     weight = torch.rand(5, dtype=F64) + 0.5 if weighted else None
@@ -98,9 +96,7 @@ def test_nll_loss_matches_torch(shapes, reduction, weighted, ignore_index):
     weight = torch.rand(5, dtype=F64) + 0.5 if weighted else None
     class_dim = 0 if len(input_shape) == 1 else 1
     compare_with_torch(
-        lambda x, t: nll_loss(
-            x, t, None if weight is None else mt.tensor(weight), ignore_index, reduction
-        ),
+        lambda x, t: nll_loss(x, t, None if weight is None else mt.tensor(weight), ignore_index, reduction),
         lambda x, t: TF.nll_loss(x, t, weight, ignore_index=ignore_index, reduction=reduction),
         [torch.randn(input_shape, dtype=F64).log_softmax(class_dim), target],
     )
@@ -139,9 +135,7 @@ def test_l1_loss_gradient_is_zero_where_input_equals_target():
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("weight_shape", [None, (3, 4), (4,)])
 @pytest.mark.parametrize("pos_weight_shape", [None, (4,), (3, 4)])
-def test_bce_with_logits_matches_torch_in_input_and_target(
-    reduction, weight_shape, pos_weight_shape
-):
+def test_bce_with_logits_matches_torch_in_input_and_target(reduction, weight_shape, pos_weight_shape):
     weight = None if weight_shape is None else torch.rand(weight_shape, dtype=F64) + 0.5
     pos_weight = None if pos_weight_shape is None else torch.rand(pos_weight_shape, dtype=F64) * 3
     compare_with_torch(
@@ -152,9 +146,7 @@ def test_bce_with_logits_matches_torch_in_input_and_target(
             reduction,
             None if pos_weight is None else mt.tensor(pos_weight),
         ),
-        lambda x, t: TF.binary_cross_entropy_with_logits(
-            x, t, weight, reduction=reduction, pos_weight=pos_weight
-        ),
+        lambda x, t: TF.binary_cross_entropy_with_logits(x, t, weight, reduction=reduction, pos_weight=pos_weight),
         [torch.randn(3, 4, dtype=F64) * 3, torch.rand(3, 4, dtype=F64)],
     )
 
@@ -169,9 +161,7 @@ def test_cross_entropy_class_indices_gradcheck(label_smoothing):
     target = mt.tensor([[0, 2], [1, 2]])
     weight = mt.tensor([0.5, 1.0, 2.0], dtype=F64)
     x = _leaf(torch.randn(2, 3, 2, dtype=F64))
-    assert mt.autograd.gradcheck(
-        lambda x: cross_entropy(x, target, weight, label_smoothing=label_smoothing), [x]
-    )
+    assert mt.autograd.gradcheck(lambda x: cross_entropy(x, target, weight, label_smoothing=label_smoothing), [x])
 
 
 def test_cross_entropy_probabilities_gradcheck_in_input_target_and_weight():
@@ -217,9 +207,7 @@ def test_cross_entropy_is_finite_for_logits_of_1e4(dtype):
     x = mt.tensor(LARGE_LOGITS, dtype=dtype, requires_grad=True)
     loss = cross_entropy(x, mt.tensor([1, 0]), label_smoothing=0.1)
     loss.backward()
-    expected = TF.cross_entropy(
-        torch.tensor(LARGE_LOGITS, dtype=dtype), torch.tensor([1, 0]), label_smoothing=0.1
-    )
+    expected = TF.cross_entropy(torch.tensor(LARGE_LOGITS, dtype=dtype), torch.tensor([1, 0]), label_smoothing=0.1)
     assert torch.isfinite(loss.torch()) and torch.isfinite(x.grad.torch()).all()
     torch.testing.assert_close(loss.torch(), expected)
 
@@ -298,24 +286,18 @@ def test_cross_entropy_integer_target_of_input_shape_raises():
 
 
 def test_cross_entropy_probabilities_with_ignore_index_raises():
-    with pytest.raises(
-        RuntimeError, match="ignore_index is not supported for floating point target"
-    ):
+    with pytest.raises(RuntimeError, match="ignore_index is not supported for floating point target"):
         cross_entropy(mt.randn(3, 5), mt.rand(3, 5), ignore_index=1)
 
 
 @pytest.mark.parametrize("target", [mt.tensor([1, 2, 2]), mt.rand(3, 5)])
 def test_cross_entropy_weight_of_wrong_size_raises(target):
-    with pytest.raises(
-        RuntimeError, match=r"weight tensor should be defined either for all 5 classes"
-    ):
+    with pytest.raises(RuntimeError, match=r"weight tensor should be defined either for all 5 classes"):
         cross_entropy(mt.randn(3, 5), target, weight=mt.ones(4))
 
 
 def test_cross_entropy_label_smoothing_out_of_range_raises():
-    with pytest.raises(
-        RuntimeError, match=r"label_smoothing must be between 0.0 and 1.0. Got: 1.5"
-    ):
+    with pytest.raises(RuntimeError, match=r"label_smoothing must be between 0.0 and 1.0. Got: 1.5"):
         cross_entropy(mt.randn(3, 5), mt.tensor([1, 2, 2]), label_smoothing=1.5)
 
 
@@ -337,16 +319,12 @@ def test_unknown_reduction_raises(call):
 @pytest.mark.parametrize("loss", [mse_loss, l1_loss])
 def test_regression_loss_target_that_does_not_broadcast_raises(loss):
     with pytest.warns(UserWarning, match="Using a target size"):
-        with pytest.raises(
-            RuntimeError, match=r"The size of tensor a \(5\) must match the size of tensor b \(4\)"
-        ):
+        with pytest.raises(RuntimeError, match=r"The size of tensor a \(5\) must match the size of tensor b \(4\)"):
             loss(mt.randn(3, 5), mt.randn(3, 4))
 
 
 def test_bce_with_logits_target_of_other_shape_raises():
-    with pytest.raises(
-        ValueError, match=r"Target size \(torch.Size\(\[3, 4\]\)\) must be the same as input size"
-    ):
+    with pytest.raises(ValueError, match=r"Target size \(torch.Size\(\[3, 4\]\)\) must be the same as input size"):
         binary_cross_entropy_with_logits(mt.randn(3, 5), mt.rand(3, 4))
 
 

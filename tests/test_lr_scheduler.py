@@ -18,12 +18,8 @@ STEPS = 50
 
 def _optimizers(kind: str = "SGD", lrs: tuple[float, ...] = (0.1, 0.03)):
     """A torch optimizer and ours over twin parameters, one group per entry of ``lrs``."""
-    torch_groups = [
-        {"params": [torch.nn.Parameter(torch.ones(2, dtype=torch.float64))], "lr": lr} for lr in lrs
-    ]
-    our_groups = [
-        {"params": [mt.ones(2, dtype=torch.float64, requires_grad=True)], "lr": lr} for lr in lrs
-    ]
+    torch_groups = [{"params": [torch.nn.Parameter(torch.ones(2, dtype=torch.float64))], "lr": lr} for lr in lrs]
+    our_groups = [{"params": [mt.ones(2, dtype=torch.float64, requires_grad=True)], "lr": lr} for lr in lrs]
     if kind == "SGD":
         return torch.optim.SGD(torch_groups, momentum=0.9), optim.SGD(our_groups, momentum=0.9)
     return torch.optim.Adam(torch_groups), optim.Adam(our_groups)
@@ -72,15 +68,11 @@ def test_scheduler_matches_torch_for_50_steps(name):
     assert our_sched.get_last_lr() == pytest.approx(torch_sched.get_last_lr(), rel=1e-12)
     for _ in range(STEPS):
         _step_both(torch_opt, our_opt, torch_sched, our_sched)
-        assert our_sched.get_last_lr() == pytest.approx(
-            torch_sched.get_last_lr(), rel=1e-12, abs=1e-15
-        )
+        assert our_sched.get_last_lr() == pytest.approx(torch_sched.get_last_lr(), rel=1e-12, abs=1e-15)
         assert our_sched.last_epoch == torch_sched.last_epoch
         _assert_same_groups(torch_opt, our_opt)
     for p_theirs, p_ours in zip(torch_opt.param_groups, our_opt.param_groups, strict=True):
-        torch.testing.assert_close(
-            p_ours["params"][0].torch(), p_theirs["params"][0].detach(), atol=1e-6, rtol=1e-6
-        )
+        torch.testing.assert_close(p_ours["params"][0].torch(), p_theirs["params"][0].detach(), atol=1e-6, rtol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -120,9 +112,7 @@ def test_one_cycle_raises_past_total_steps():
     for _ in range(3):
         opt.step()
         sched.step()
-    with pytest.raises(
-        ValueError, match="Tried to step 4 times. The specified number of total steps is 3"
-    ):
+    with pytest.raises(ValueError, match="Tried to step 4 times. The specified number of total steps is 3"):
         sched.step()
 
 
@@ -167,9 +157,7 @@ def test_closed_form_with_epoch_argument_matches_torch():
         our_opt.step()
         for epoch in (3, 7, 15, 4):
             torch_sched.step(epoch)
-            with pytest.warns(
-                UserWarning, match="The epoch parameter in `scheduler.step\\(\\)` was not necessary"
-            ):
+            with pytest.warns(UserWarning, match="The epoch parameter in `scheduler.step\\(\\)` was not necessary"):
                 our_sched.step(epoch)
             assert our_sched.get_last_lr() == pytest.approx(torch_sched.get_last_lr(), rel=1e-12)
     expected = [
@@ -231,9 +219,7 @@ def test_reduce_lr_on_plateau_state_dict_round_trip():
 
 def test_resuming_without_initial_lr_raises():
     _, opt = _optimizers()
-    with pytest.raises(
-        KeyError, match="param 'initial_lr' is not specified in param_groups\\[0\\]"
-    ):
+    with pytest.raises(KeyError, match="param 'initial_lr' is not specified in param_groups\\[0\\]"):
         lr_scheduler.StepLR(opt, step_size=2, last_epoch=3)
 
 

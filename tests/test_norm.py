@@ -75,13 +75,9 @@ def test_batch_norm_gradcheck(training):
     bias = mt.tensor(torch.randn(2, dtype=F64), requires_grad=True)
     # Evaluation reads fixed statistics; training's would drift between gradcheck's calls.
     mean, var = (
-        (None, None)
-        if training
-        else (mt.tensor(torch.randn(2, dtype=F64)), mt.tensor(torch.rand(2, dtype=F64) + 0.5))
+        (None, None) if training else (mt.tensor(torch.randn(2, dtype=F64)), mt.tensor(torch.rand(2, dtype=F64) + 0.5))
     )
-    assert mt.autograd.gradcheck(
-        lambda *a: batch_norm(a[0], mean, var, *a[1:], training=training), [x, weight, bias]
-    )
+    assert mt.autograd.gradcheck(lambda *a: batch_norm(a[0], mean, var, *a[1:], training=training), [x, weight, bias])
 
 
 def test_batch_norm_one_value_per_channel_in_training_raises():
@@ -117,9 +113,7 @@ def test_batch_norm_running_statistics_of_wrong_size_raise():
 def test_layer_norm_matches_torch(shape, normalized_shape, affine):
     param_shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
     params = {"both": 2, "weight": 1, "none": 0}[affine]
-    inputs = [torch.randn(shape, dtype=F64)] + [
-        torch.randn(param_shape, dtype=F64) for _ in range(params)
-    ]
+    inputs = [torch.randn(shape, dtype=F64)] + [torch.randn(param_shape, dtype=F64) for _ in range(params)]
     compare_with_torch(
         lambda x, *wb: layer_norm(x, normalized_shape, *wb, eps=1e-3),
         lambda x, *wb: TF.layer_norm(x, param_shape, *wb, eps=1e-3),
@@ -128,10 +122,7 @@ def test_layer_norm_matches_torch(shape, normalized_shape, affine):
 
 
 def test_layer_norm_gradcheck():
-    x, weight, bias = (
-        mt.tensor(torch.randn(s, dtype=F64), requires_grad=True)
-        for s in [(2, 2, 3), (2, 3), (2, 3)]
-    )
+    x, weight, bias = (mt.tensor(torch.randn(s, dtype=F64), requires_grad=True) for s in [(2, 2, 3), (2, 3), (2, 3)])
     assert mt.autograd.gradcheck(lambda *a: layer_norm(a[0], (2, 3), *a[1:]), [x, weight, bias])
 
 

@@ -21,9 +21,7 @@ def _weights(seed: int = 0, dtype: torch.dtype = torch.float64) -> list[torch.Te
 
 def _batch(step: int, dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
     generator = torch.Generator().manual_seed(1000 + step)
-    return torch.randn(8, 3, generator=generator, dtype=dtype), torch.randn(
-        8, 2, generator=generator, dtype=dtype
-    )
+    return torch.randn(8, 3, generator=generator, dtype=dtype), torch.randn(8, 2, generator=generator, dtype=dtype)
 
 
 def _grads(weights: list[torch.Tensor], step: int) -> list[torch.Tensor]:
@@ -35,9 +33,7 @@ def _grads(weights: list[torch.Tensor], step: int) -> list[torch.Tensor]:
     return list(torch.autograd.grad(loss, [w1, b1, w2, b2, s]))
 
 
-def _twins(
-    seed: int = 0, dtype: torch.dtype = torch.float64
-) -> tuple[list[torch.Tensor], list[mt.Tensor]]:
+def _twins(seed: int = 0, dtype: torch.dtype = torch.float64) -> tuple[list[torch.Tensor], list[mt.Tensor]]:
     weights = _weights(seed, dtype)
     theirs = [torch.nn.Parameter(w.clone()) for w in weights]
     ours = [mt.tensor(w.clone(), requires_grad=True) for w in weights]
@@ -54,9 +50,7 @@ def _give_grads(params: list, step: int, skip: int | None = None) -> None:
             p.grad = mt.Tensor(g) if isinstance(p, mt.Tensor) else g
 
 
-def _set_grads(
-    theirs: list[torch.Tensor], ours: list[mt.Tensor], step: int, skip: int | None = None
-) -> None:
+def _set_grads(theirs: list[torch.Tensor], ours: list[mt.Tensor], step: int, skip: int | None = None) -> None:
     _give_grads(theirs, step, skip)
     _give_grads(ours, step, skip)
 
@@ -277,9 +271,7 @@ def test_loaded_state_shares_no_tensors_with_the_state_dict():
     sd = opt.state_dict()
     other = optim.SGD(_twins()[1], lr=0.1, momentum=0.9)
     other.load_state_dict(sd)
-    assert (
-        other.state_dict()["state"][0]["momentum_buffer"] is not sd["state"][0]["momentum_buffer"]
-    )
+    assert other.state_dict()["state"][0]["momentum_buffer"] is not sd["state"][0]["momentum_buffer"]
 
 
 @pytest.mark.parametrize(

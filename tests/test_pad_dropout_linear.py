@@ -131,9 +131,7 @@ def test_dropout_gradcheck():
 
 @pytest.mark.parametrize("p", [1.5, -0.1])
 def test_dropout_probability_out_of_range_raises(p):
-    with pytest.raises(
-        ValueError, match=f"^dropout probability has to be between 0 and 1, but got {p}$"
-    ):
+    with pytest.raises(ValueError, match=f"^dropout probability has to be between 0 and 1, but got {p}$"):
         dropout(mt.randn(3), p)
 
 
@@ -159,15 +157,11 @@ def test_linear_is_one_recorded_op():
     )
     y = linear(x, weight, bias)
     assert type(y.grad_fn).__name__ == "LinearBackward0"
-    assert all(
-        type(n).__name__ == "AccumulateGrad" for n in y.grad_fn.next_functions if n is not None
-    )
+    assert all(type(n).__name__ == "AccumulateGrad" for n in y.grad_fn.next_functions if n is not None)
 
 
 def test_linear_gradcheck():
-    x, weight, bias = (
-        mt.tensor(torch.randn(s, dtype=F64), requires_grad=True) for s in [(2, 2, 3), (4, 3), (4,)]
-    )
+    x, weight, bias = (mt.tensor(torch.randn(s, dtype=F64), requires_grad=True) for s in [(2, 2, 3), (4, 3), (4,)])
     assert mt.autograd.gradcheck(linear, [x, weight, bias])
 
 

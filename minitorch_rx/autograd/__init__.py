@@ -3,8 +3,8 @@
 from .anomaly import detect_anomaly, is_anomaly_enabled
 from .engine import backward, grad
 from .function import Function, Node
-from .gradcheck import GradcheckError, gradcheck
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck
 from .graph import Graph, current_graph
 from .tensor import Tensor
 

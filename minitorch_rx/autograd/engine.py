@@ -62,7 +62,7 @@ def grad(
     captured: list[torch.Tensor | None] = [None] * len(inputs)
     run(roots, grads, retain_graph, capture=(capture, inputs, captured))
     result = []
-    for i, g in enumerate(captured):
+    for g in captured:
         if g is None and not allow_unused:
             raise RuntimeError(
                 "One of the differentiated Tensors appears to not have been used in the graph. "
@@ -90,7 +90,9 @@ def _roots_and_grads(tensors, grad_tensors):
             if t.data.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not t.data.is_floating_point():
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.data.dtype}")
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {t.data.dtype}"
+                )
             g = torch.ones_like(t.data)
         else:
             g = g.data if isinstance(g, Tensor) else g

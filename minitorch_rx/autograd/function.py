@@ -46,8 +46,18 @@ class Node:
     # The engine's own state is underscored, so that it never collides with what an op stores
     # on its ctx (ctx.index, ctx.shape, ...).
     __slots__ = (
-        "_inputs", "needs_input_grad", "_seq", "_rx", "_index", "_ref", "_grad", "_saved", "_saved_versions",
-        "_simple", "__dict__", "__weakref__",
+        "_inputs",
+        "needs_input_grad",
+        "_seq",
+        "_rx",
+        "_index",
+        "_ref",
+        "_grad",
+        "_saved",
+        "_saved_versions",
+        "_simple",
+        "__dict__",
+        "__weakref__",
     )
 
     _function: type | None = None  # the Function this node records (set on each per-Function subclass)

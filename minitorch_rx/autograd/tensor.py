@@ -209,7 +209,9 @@ class Tensor:
             if isinstance(value, torch.Tensor):
                 value = Tensor(value)
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
+                )
             if value.data.shape != self.data.shape:
                 raise RuntimeError(
                     f"assigned grad has data of a different size: grad {list(value.data.shape)}, "
@@ -273,7 +275,9 @@ class Tensor:
         return self.to("cpu")
 
     def cuda(self, device: int | str | None = None) -> Tensor:
-        return self.to("cuda" if device is None else torch.device("cuda", device) if isinstance(device, int) else device)
+        return self.to(
+            "cuda" if device is None else torch.device("cuda", device) if isinstance(device, int) else device
+        )
 
     def float(self) -> Tensor:
         return self.to(torch.float32)

@@ -46,7 +46,10 @@ def _train(args: argparse.Namespace) -> int:
 
 def _report(history: History, config: TrainConfig) -> None:
     if int(os.environ.get("RANK", "0")) == 0:
-        print(f"test accuracy {history.test_accuracy[-1]:.2%} (test loss {history.test_loss[-1]:.4f}); wrote {config.out}/checkpoint.pt, metrics.json, metrics.png")
+        print(
+            f"test accuracy {history.test_accuracy[-1]:.2%} (test loss {history.test_loss[-1]:.4f}); "
+            f"wrote {config.out}/checkpoint.pt, metrics.json, metrics.png"
+        )
 
 
 def _launch_local(config: TrainConfig, nproc: int) -> int:
@@ -91,7 +94,9 @@ def _eval(args: argparse.Namespace) -> int:
 
     if args.checkpoint is None:
         # The shipped weights trained on --dataset (e.g. lenet5 on fashion_mnist).
-        model = models.get(args.model, pretrained=args.dataset.replace("-", "_"), **_model_kwargs(args.model, args.dataset))
+        model = models.get(
+            args.model, pretrained=args.dataset.replace("-", "_"), **_model_kwargs(args.model, args.dataset)
+        )
     else:
         model = models.get(args.model, **_model_kwargs(args.model, args.dataset))
         state = load(args.checkpoint)
@@ -99,14 +104,20 @@ def _eval(args: argparse.Namespace) -> int:
     model.to(args.device)
     loader = DataLoader(get_dataset(args.dataset, args.data_root, train=False), batch_size=256)
     loss, accuracy = evaluate(model, loader, args.device, progress=not args.quiet)
-    print(f"{args.model} on {args.dataset} test set ({len(loader.dataset)} images): accuracy {accuracy:.2%}, loss {loss:.4f}")
+    print(
+        f"{args.model} on {args.dataset} test set ({len(loader.dataset)} images): "
+        f"accuracy {accuracy:.2%}, loss {loss:.4f}"
+    )
     return 0
 
 
 def _bench(args: argparse.Namespace) -> int:
     root = Path(__file__).resolve().parents[2]
     if not (root / "bench" / "run.py").exists():
-        print("the benchmarks live in the source checkout's bench/ folder; run this from a clone of the repository", file=sys.stderr)
+        print(
+            "the benchmarks live in the source checkout's bench/ folder; run this from a clone of the repository",
+            file=sys.stderr,
+        )
         return 1
     command = [sys.executable, "-m", "bench.run"] + (["--quick"] if args.quick else [])
     return subprocess.call(command, cwd=root)
@@ -124,7 +135,9 @@ def _graph(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(graph.to_dot())
-    print(f"{args.model}: one training step records {graph.num_nodes()} nodes and {graph.num_edges()} edges; wrote {out}")
+    print(
+        f"{args.model}: one training step records {graph.num_nodes()} nodes and {graph.num_edges()} edges; wrote {out}"
+    )
     dot = shutil.which("dot")
     if dot is None:
         print("Graphviz's `dot` is not installed: no SVG/PNG (install graphviz to render the DOT file)")
@@ -137,14 +150,18 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="minitorch-rx", description="Train, evaluate, benchmark and draw minitorch_rx models.")
+    parser = argparse.ArgumentParser(
+        prog="minitorch-rx", description="Train, evaluate, benchmark and draw minitorch_rx models."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     defaults = TrainConfig()
 
     train = commands.add_parser("train", help="train a zoo model (default: LeNet-5 on the shipped MNIST subset)")
     train.add_argument("--model", default=defaults.model)
     train.add_argument("--dataset", default=defaults.dataset, help="mnist, fashion_mnist or cifar10")
-    train.add_argument("--data-root", default=None, help="torchvision data folder (default: the MNIST subset shipped in the package)")
+    train.add_argument(
+        "--data-root", default=None, help="torchvision data folder (default: the MNIST subset shipped in the package)"
+    )
     train.add_argument("--epochs", type=int, default=defaults.epochs)
     train.add_argument("--batch-size", type=int, default=defaults.batch_size)
     train.add_argument("--lr", type=float, default=defaults.lr)
@@ -167,7 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate = commands.add_parser("eval", help="test accuracy of a checkpoint (or of the shipped pretrained weights)")
     evaluate.add_argument("--model", default=defaults.model)
-    evaluate.add_argument("--checkpoint", default=None, help="a checkpoint or state dict (default: the shipped pretrained weights)")
+    evaluate.add_argument(
+        "--checkpoint", default=None, help="a checkpoint or state dict (default: the shipped pretrained weights)"
+    )
     evaluate.add_argument("--dataset", default=defaults.dataset)
     evaluate.add_argument("--data-root", default=None)
     evaluate.add_argument("--device", default="cpu")

@@ -141,7 +141,9 @@ def set_rng_state(state: dict) -> None:
     random.setstate(ast.literal_eval(state["python"]))
 
 
-def evaluate(model: Module, loader: DataLoader, device: str = "cpu", progress: bool = False, desc: str = "eval") -> tuple[float, float]:
+def evaluate(
+    model: Module, loader: DataLoader, device: str = "cpu", progress: bool = False, desc: str = "eval"
+) -> tuple[float, float]:
     """Mean cross-entropy loss and accuracy (0..1) of ``model`` over ``loader``."""
     loss_sum, correct, count = evaluation_sums(model, loader, device, progress, desc)
     return loss_sum / max(count, 1), correct / max(count, 1)
@@ -208,7 +210,13 @@ def _train(config: TrainConfig, workers: Workers) -> History:
     for epoch in range(start_epoch, config.epochs):
         # The shuffle order depends only on (seed, epoch), so a resumed run sees the same batches.
         if sampler is None:
-            loader = DataLoader(train_set, batch_size=config.batch_size, shuffle=True, seed=config.seed * 1000 + epoch, num_workers=config.num_workers)
+            loader = DataLoader(
+                train_set,
+                batch_size=config.batch_size,
+                shuffle=True,
+                seed=config.seed * 1000 + epoch,
+                num_workers=config.num_workers,
+            )
         else:
             sampler.set_epoch(epoch)
             loader = DataLoader(
@@ -247,7 +255,10 @@ def _train(config: TrainConfig, workers: Workers) -> History:
         if not workers.is_main:
             continue
         if show:
-            tqdm.write(f"epoch {epoch + 1}: train loss {loss_sum / seen:.4f}, test loss {test_loss:.4f}, test accuracy {test_accuracy:.2%}")
+            tqdm.write(
+                f"epoch {epoch + 1}: train loss {loss_sum / seen:.4f}, test loss {test_loss:.4f}, "
+                f"test accuracy {test_accuracy:.2%}"
+            )
         save(
             {
                 "model": model.state_dict(),

@@ -42,7 +42,9 @@ class MNISTSubset(Dataset):
     """The first 10,000 training / 2,000 test images of MNIST, shipped inside the package
     (CC BY-SA 3.0; see ``minitorch_rx/data/MNIST_SUBSET.md``). Needs no download."""
 
-    def __init__(self, train: bool = True, transform: Callable | None = None, target_transform: Callable | None = None) -> None:
+    def __init__(
+        self, train: bool = True, transform: Callable | None = None, target_transform: Callable | None = None
+    ) -> None:
         with resources.files(__package__).joinpath("mnist_subset.npz").open("rb") as file:
             arrays = np.load(file)
             split = "train" if train else "test"
@@ -69,33 +71,75 @@ class MNISTSubset(Dataset):
         return image, target
 
 
-def MNIST(root: str | Path | None = None, train: bool = True, download: bool = False, transform: Callable | None = None, target_transform: Callable | None = None) -> Dataset:
+def MNIST(
+    root: str | Path | None = None,
+    train: bool = True,
+    download: bool = False,
+    transform: Callable | None = None,
+    target_transform: Callable | None = None,
+) -> Dataset:
     """MNIST through torchvision from ``root``; with no ``root``, the subset shipped in the package."""
     if root is None:
         return MNISTSubset(train, transform, target_transform)
     from torchvision import datasets
 
-    return datasets.MNIST(str(root), train=train, download=download, transform=transform or default_transform("mnist"), target_transform=target_transform)
+    return datasets.MNIST(
+        str(root),
+        train=train,
+        download=download,
+        transform=transform or default_transform("mnist"),
+        target_transform=target_transform,
+    )
 
 
-def FashionMNIST(root: str | Path, train: bool = True, download: bool = False, transform: Callable | None = None, target_transform: Callable | None = None) -> Dataset:
+def FashionMNIST(
+    root: str | Path,
+    train: bool = True,
+    download: bool = False,
+    transform: Callable | None = None,
+    target_transform: Callable | None = None,
+) -> Dataset:
     """Fashion-MNIST through torchvision."""
     from torchvision import datasets
 
-    return datasets.FashionMNIST(str(root), train=train, download=download, transform=transform or default_transform("fashion_mnist"), target_transform=target_transform)
+    return datasets.FashionMNIST(
+        str(root),
+        train=train,
+        download=download,
+        transform=transform or default_transform("fashion_mnist"),
+        target_transform=target_transform,
+    )
 
 
-def CIFAR10(root: str | Path, train: bool = True, download: bool = False, transform: Callable | None = None, target_transform: Callable | None = None) -> Dataset:
+def CIFAR10(
+    root: str | Path,
+    train: bool = True,
+    download: bool = False,
+    transform: Callable | None = None,
+    target_transform: Callable | None = None,
+) -> Dataset:
     """CIFAR-10 through torchvision (``root`` holds ``cifar-10-batches-py``)."""
     from torchvision import datasets
 
-    return datasets.CIFAR10(str(root), train=train, download=download, transform=transform or default_transform("cifar10"), target_transform=target_transform)
+    return datasets.CIFAR10(
+        str(root),
+        train=train,
+        download=download,
+        transform=transform or default_transform("cifar10"),
+        target_transform=target_transform,
+    )
 
 
 _DATASETS = {"mnist": MNIST, "fashion_mnist": FashionMNIST, "fashion-mnist": FashionMNIST, "cifar10": CIFAR10}
 
 
-def get_dataset(name: str, root: str | Path | None = None, train: bool = True, download: bool = False, transform: Callable | None = None) -> Dataset:
+def get_dataset(
+    name: str,
+    root: str | Path | None = None,
+    train: bool = True,
+    download: bool = False,
+    transform: Callable | None = None,
+) -> Dataset:
     """A data set by name: ``mnist`` (the shipped subset when ``root`` is None), ``fashion_mnist``, ``cifar10``."""
     if not isinstance(name, str):
         raise TypeError(f"dataset name must be a string, got {type(name).__name__}")
@@ -103,5 +147,7 @@ def get_dataset(name: str, root: str | Path | None = None, train: bool = True, d
     if key not in _DATASETS:
         raise ValueError(f"unknown dataset '{name}'; choose one of {sorted(set(_DATASETS))}")
     if root is None and key != "mnist":
-        raise ValueError(f"dataset '{name}' needs a data root (--data-root); only MNIST has a subset shipped in the package")
+        raise ValueError(
+            f"dataset '{name}' needs a data root (--data-root); only MNIST has a subset shipped in the package"
+        )
     return _DATASETS[key](root, train=train, download=download, transform=transform)

@@ -73,7 +73,9 @@ def get(name: str, pretrained: bool | str = False, **kwargs) -> Module:
     model = _BUILDERS[name](**kwargs)
     if pretrained:
         if name not in PRETRAINED:
-            raise ValueError(f"no pretrained weights are shipped for '{name}'; models with weights: {', '.join(sorted(PRETRAINED))}")
+            raise ValueError(
+                f"no pretrained weights are shipped for '{name}'; models with weights: {', '.join(sorted(PRETRAINED))}"
+            )
         weights = PRETRAINED[name]
         dataset = next(iter(weights)) if pretrained is True else pretrained
         if dataset not in weights:

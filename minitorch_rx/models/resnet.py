@@ -62,7 +62,9 @@ class ResNet(nn.Module):
     def _make_layer(self, planes: int, blocks: int, stride: int = 1) -> nn.Sequential:
         downsample = None
         if stride != 1 or self.in_planes != planes:
-            downsample = nn.Sequential(nn.Conv2d(self.in_planes, planes, 1, stride=stride, bias=False), nn.BatchNorm2d(planes))
+            downsample = nn.Sequential(
+                nn.Conv2d(self.in_planes, planes, 1, stride=stride, bias=False), nn.BatchNorm2d(planes)
+            )
         layers = [BasicBlock(self.in_planes, planes, stride, downsample)]
         self.in_planes = planes
         layers += [BasicBlock(planes, planes) for _ in range(1, blocks)]

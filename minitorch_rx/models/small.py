@@ -52,13 +52,24 @@ class M5(nn.Module):
     conv net on raw audio (N, 1, samples): an 80-wide strided first conv, three 3-wide convs, each
     with batch norm, ReLU and 4x max pooling, global average pooling and a linear classifier."""
 
-    def __init__(self, num_classes: int = 10, in_channels: int = 1, channels: Sequence[int] = (128, 128, 256, 512), stride: int = 4) -> None:
+    def __init__(
+        self,
+        num_classes: int = 10,
+        in_channels: int = 1,
+        channels: Sequence[int] = (128, 128, 256, 512),
+        stride: int = 4,
+    ) -> None:
         super().__init__()
         layers: list[nn.Module] = []
         width = in_channels
         for i, out in enumerate(channels):
             kernel, conv_stride = (80, stride) if i == 0 else (3, 1)
-            layers += [nn.Conv1d(width, out, kernel, stride=conv_stride, padding=0 if i == 0 else 1), nn.BatchNorm1d(out), nn.ReLU(), nn.MaxPool1d(4)]
+            layers += [
+                nn.Conv1d(width, out, kernel, stride=conv_stride, padding=0 if i == 0 else 1),
+                nn.BatchNorm1d(out),
+                nn.ReLU(),
+                nn.MaxPool1d(4),
+            ]
             width = out
         self.features = nn.Sequential(*layers)
         self.pool = nn.AdaptiveAvgPool1d(1)

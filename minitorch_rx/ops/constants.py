@@ -22,7 +22,8 @@ _cache: dict[tuple, torch.Tensor] = {}
 
 
 def operand(value: object, like: torch.Tensor) -> object:
-    """``value`` as an operand for an op on ``like``: mt.Tensor and torch.Tensor pass, scalars may become 0-dim tensors."""
+    """``value`` as an operand for an op on ``like``: mt.Tensor and torch.Tensor pass, scalars may
+    become 0-dim tensors."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, torch.Tensor):

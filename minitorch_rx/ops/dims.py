@@ -21,5 +21,7 @@ def normalize_dims(dim: int | tuple | list | None, ndim: int) -> tuple[int, ...]
         return (normalize_dim(dim, ndim),)
     dims = tuple(normalize_dim(d, ndim) for d in dim)
     if len(set(dims)) != len(dims):
-        raise RuntimeError(f"dim {next(d for d in dims if dims.count(d) > 1)} appears multiple times in the list of dims")
+        raise RuntimeError(
+            f"dim {next(d for d in dims if dims.count(d) > 1)} appears multiple times in the list of dims"
+        )
     return tuple(sorted(dims)) if dims else None

@@ -60,7 +60,10 @@ def rebase(target: Tensor, result: Tensor) -> Tensor:
             f"output with shape {list(data.shape)} doesn't match the broadcast shape {list(result.data.shape)}"
         )
     if result.data.dtype != data.dtype and not torch.can_cast(result.data.dtype, data.dtype):
-        raise RuntimeError(f"result type {dtype_name(result.data.dtype)} can't be cast to the desired output type {dtype_name(data.dtype)}")
+        raise RuntimeError(
+            f"result type {dtype_name(result.data.dtype)} can't be cast to the desired output type "
+            f"{dtype_name(data.dtype)}"
+        )
     node = result._node
     if node is not None and any(s is data for s in node._saved):
         # The new node saved the old values of ``target``: keep a copy, since they are overwritten now.
@@ -137,7 +140,6 @@ class AsStrided(Function):
         full = torch.empty_strided(shape, stride, dtype=grad.dtype, device=grad.device).zero_()
         _region(full, region).copy_(grad)
         return full, None
-
 
 
 def _data(value):

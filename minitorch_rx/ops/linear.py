@@ -62,9 +62,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise not_a_tensor("linear", weight, "weight", 2)
     x_dims, w_dims = input.data.dim(), weight.data.dim()
     if x_dims == 0 or w_dims == 0:
-        raise RuntimeError(
-            f"both arguments to linear need to be at least 1D, but they are {x_dims}D and {w_dims}D"
-        )
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x_dims}D and {w_dims}D")
     if w_dims > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {w_dims}D")
     if w_dims == 1:
@@ -76,7 +74,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         rows = math.prod(input.data.shape[:-1])
         out_features, weight_in = weight.data.shape
         raise RuntimeError(
-            "mat1 and mat2 shapes cannot be multiplied "
-            f"({rows}x{in_features} and {weight_in}x{out_features})"
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_features} and {weight_in}x{out_features})"
         )
     return Linear.apply(input, weight, bias)

@@ -89,15 +89,11 @@ def _nll_forward(logp, target, weight, reduction: int, ignore_index: int):
 
 def _nll_backward(grad, logp, target, weight, reduction: int, ignore_index: int, total_weight):
     if logp.dim() <= 2:
-        return aten.nll_loss_backward(
-            grad, logp, target, weight, reduction, ignore_index, total_weight
-        )
+        return aten.nll_loss_backward(grad, logp, target, weight, reduction, ignore_index, total_weight)
     logp4, target3 = _spatial_views(logp, target)
     if reduction == NONE:
         grad = grad.reshape(target3.shape)
-    grad_logp = aten.nll_loss2d_backward(
-        grad, logp4, target3, weight, reduction, ignore_index, total_weight
-    )
+    grad_logp = aten.nll_loss2d_backward(grad, logp4, target3, weight, reduction, ignore_index, total_weight)
     return grad_logp.view(logp.shape)
 
 
@@ -124,10 +120,7 @@ def _check_class_target(input: Tensor, target: Tensor) -> None:
         raise ValueError(f"Expected 1 or more dimensions (got {dims})")
     batch = target.data.shape[0] if target.data.dim() > 0 else 0
     if dims != 1 and input.data.shape[0] != batch:
-        raise ValueError(
-            f"Expected input batch_size ({input.data.shape[0]}) "
-            f"to match target batch_size ({batch})."
-        )
+        raise ValueError(f"Expected input batch_size ({input.data.shape[0]}) to match target batch_size ({batch}).")
     if dims == 3 or dims > 4:
         expected = [input.data.shape[0], *input.data.shape[2:]]
         if list(target.data.shape) != expected:
@@ -178,9 +171,7 @@ class CrossEntropy(Function):
             # PyTorch's formula: each class also gets label_smoothing / C of the target's mass.
             weighted = logp if weight is None else logp * _class_view(weight, x.dim(), class_dim)
             smooth = -weighted.sum(class_dim).masked_fill_(target == ignore_index, 0.0)
-            smooth = (
-                smooth.sum() / total_weight if reduction == MEAN else _reduce(smooth, reduction)
-            )
+            smooth = smooth.sum() / total_weight if reduction == MEAN else _reduce(smooth, reduction)
             loss = (1 - label_smoothing) * loss + smooth * (label_smoothing / x.shape[class_dim])
         ctx.save_for_backward(logp, target, weight, total_weight)
         ctx.options = (class_dim, reduction, ignore_index, label_smoothing)
@@ -191,9 +182,7 @@ class CrossEntropy(Function):
         logp, target, weight, total_weight = ctx.saved_tensors
         class_dim, reduction, ignore_index, label_smoothing = ctx.options
         nll_grad = grad * (1 - label_smoothing) if label_smoothing > 0 else grad
-        grad_logp = _nll_backward(
-            nll_grad, logp, target, weight, reduction, ignore_index, total_weight
-        )
+        grad_logp = _nll_backward(nll_grad, logp, target, weight, reduction, ignore_index, total_weight)
         if label_smoothing > 0:
             per_sample = grad.unsqueeze(class_dim) if reduction == NONE else grad
             per_sample = _output_grad(per_sample, reduction, total_weight)
@@ -275,21 +264,16 @@ def cross_entropy(
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if input.data.shape == target.data.shape:
-        return _cross_entropy_probabilities(
-            input, target, weight, ignore_index, reduction_enum, label_smoothing
-        )
+        return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction_enum, label_smoothing)
     _check_class_target(input, target)
     _not_differentiable(weight, "nll_loss_forward", "weight")
     return CrossEntropy.apply(input, target, weight, reduction_enum, ignore_index, label_smoothing)
 
 
-def _cross_entropy_probabilities(
-    input, target, weight, ignore_index, reduction, label_smoothing
-) -> Tensor:
+def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction, label_smoothing) -> Tensor:
     if not target.data.is_floating_point():
         raise RuntimeError(
-            "Expected floating point type for target with class probabilities, "
-            f"got {dtype_name(target.data.dtype)}"
+            f"Expected floating point type for target with class probabilities, got {dtype_name(target.data.dtype)}"
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
@@ -302,7 +286,6 @@ def _cross_entropy_probabilities(
             f"or no classes but got weight tensor of shape: {list(weight.data.shape)}"
         )
     return CrossEntropyProbabilities.apply(input, target, weight, reduction, label_smoothing)
-
 
 
 # ------------------------------------------------------------------------- regression losses
@@ -448,9 +431,7 @@ def binary_cross_entropy_with_logits(
     _check_tensors("binary_cross_entropy_with_logits", input, target)
     reduction_enum = _reduction(reduction)
     if target.data.shape != input.data.shape:
-        raise ValueError(
-            f"Target size ({target.data.shape}) must be the same as input size ({input.data.shape})"
-        )
+        raise ValueError(f"Target size ({target.data.shape}) must be the same as input size ({input.data.shape})")
     _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
     _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
     return BCEWithLogits.apply(input, target, weight, pos_weight, reduction_enum)

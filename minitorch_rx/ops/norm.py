@@ -114,9 +114,7 @@ def batch_norm(
     if len(size) < 2:
         raise ValueError(f"expected at least 2D input (got {len(size)}D input)")
     if training and size[0] * math.prod(size[2:]) == 1:
-        raise ValueError(
-            f"Expected more than 1 value per channel when training, got input size {size}"
-        )
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
     # torch.batch_norm's checks: its native kernel trusts its caller with them.
     for name, tensor in (
         ("running_mean", running_mean),
@@ -128,9 +126,7 @@ def batch_norm(
             if not training and name.startswith("running"):
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
         elif tensor.data.numel() != size[1]:
-            raise RuntimeError(
-                f"{name} should contain {size[1]} elements not {tensor.data.numel()}"
-            )
+            raise RuntimeError(f"{name} should contain {size[1]} elements not {tensor.data.numel()}")
     return BatchNorm.apply(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
@@ -150,9 +146,5 @@ def layer_norm(
     >>> [round(v, 4) for v in layer_norm(mt.tensor([[1.0, 3.0]]), 2).tolist()[0]]
     [-1.0, 1.0]
     """
-    shape = (
-        [normalized_shape]
-        if isinstance(normalized_shape, int)
-        else [int(n) for n in normalized_shape]
-    )
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else [int(n) for n in normalized_shape]
     return LayerNorm.apply(input, shape, weight, bias, eps)

@@ -38,7 +38,11 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, x, dims, keepdim):
         ctx.meta = (x.shape, dims, keepdim)
-        return x.sum() if dims is None and not keepdim else x.sum(dims if dims is not None else tuple(range(x.dim())), keepdim)
+        return (
+            x.sum()
+            if dims is None and not keepdim
+            else x.sum(dims if dims is not None else tuple(range(x.dim())), keepdim)
+        )
 
     @staticmethod
     def backward(ctx, grad):
@@ -50,7 +54,11 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, x, dims, keepdim):
         ctx.meta = (x.shape, dims, keepdim)
-        return x.mean() if dims is None and not keepdim else x.mean(dims if dims is not None else tuple(range(x.dim())), keepdim)
+        return (
+            x.mean()
+            if dims is None and not keepdim
+            else x.mean(dims if dims is not None else tuple(range(x.dim())), keepdim)
+        )
 
     @staticmethod
     def backward(ctx, grad):
@@ -250,4 +258,3 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("argmin", input)
     return Tensor._make(torch.argmin(input.data, dim, keepdim), None)
-

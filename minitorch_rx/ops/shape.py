@@ -283,7 +283,9 @@ def _torch_index(index):
 
 def _tensor_list(tensors, name: str) -> list:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, not {type(tensors).__name__}")
+        raise TypeError(
+            f"{name}(): argument 'tensors' must be a tuple or list of Tensors, not {type(tensors).__name__}"
+        )
     if not tensors:
         raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):

@@ -92,9 +92,7 @@ class Adam(Optimizer):
             state["exp_avg"] = torch.zeros_like(param.data, memory_format=torch.preserve_format)
             state["exp_avg_sq"] = torch.zeros_like(param.data, memory_format=torch.preserve_format)
             if amsgrad:
-                state["max_exp_avg_sq"] = torch.zeros_like(
-                    param.data, memory_format=torch.preserve_format
-                )
+                state["max_exp_avg_sq"] = torch.zeros_like(param.data, memory_format=torch.preserve_format)
         return state
 
     def _after_load(self) -> None:
@@ -152,9 +150,7 @@ def _step_tensor(value: float) -> torch.Tensor:
     return torch.tensor(value, dtype=dtype)
 
 
-def _adam(
-    params: list[torch.Tensor], grads: list[torch.Tensor], states: list[dict], group: dict
-) -> None:
+def _adam(params: list[torch.Tensor], grads: list[torch.Tensor], states: list[dict], group: dict) -> None:
     """Torch's multi-tensor Adam on one (device, dtype) bucket."""
     beta1, beta2 = group["betas"]
     lr, weight_decay, amsgrad = group["lr"], group["weight_decay"], group["amsgrad"]

@@ -138,9 +138,7 @@ class LRScheduler:
 class StepLR(LRScheduler):
     """Multiply each group's lr by ``gamma`` every ``step_size`` epochs."""
 
-    def __init__(
-        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
-    ) -> None:
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -151,9 +149,7 @@ class StepLR(LRScheduler):
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list[float]:
-        return [
-            base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs
-        ]
+        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):
@@ -173,17 +169,11 @@ class MultiStepLR(LRScheduler):
     def get_lr(self) -> list[float]:
         if self.last_epoch not in self.milestones:
             return _group_values(self.optimizer, "lr")
-        return [
-            group["lr"] * self.gamma ** self.milestones[self.last_epoch]
-            for group in self.optimizer.param_groups
-        ]
+        return [group["lr"] * self.gamma ** self.milestones[self.last_epoch] for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list[float]:
         milestones = sorted(self.milestones.elements())
-        return [
-            base_lr * self.gamma ** bisect_right(milestones, self.last_epoch)
-            for base_lr in self.base_lrs
-        ]
+        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -215,10 +205,7 @@ class LinearLR(LRScheduler):
         last_epoch: int = -1,
     ) -> None:
         if start_factor > 1.0 or start_factor <= 0:
-            raise ValueError(
-                "Starting multiplicative factor expected to be greater than 0 and less or "
-                "equal to 1."
-            )
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
         if end_factor > 1.0 or end_factor < 0:
             raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
         self.start_factor = start_factor
@@ -232,19 +219,13 @@ class LinearLR(LRScheduler):
         if self._is_initial or self.last_epoch > self.total_iters:
             return _group_values(self.optimizer, "lr")
         change = self.end_factor - self.start_factor
-        factor = 1.0 + change / (
-            self.total_iters * self.start_factor + (self.last_epoch - 1) * change
-        )
+        factor = 1.0 + change / (self.total_iters * self.start_factor + (self.last_epoch - 1) * change)
         return [group["lr"] * factor for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list[float]:
         change = self.end_factor - self.start_factor
         return [
-            base_lr
-            * (
-                self.start_factor
-                + change * min(self.total_iters, self.last_epoch) / self.total_iters
-            )
+            base_lr * (self.start_factor + change * min(self.total_iters, self.last_epoch) / self.total_iters)
             for base_lr in self.base_lrs
         ]
 
@@ -257,9 +238,7 @@ class CosineAnnealingLR(LRScheduler):
                * (1 + cos(pi t / T_max)) / (1 + cos(pi (t-1) / T_max))
     """
 
-    def __init__(
-        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
-    ) -> None:
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
@@ -270,10 +249,7 @@ class CosineAnnealingLR(LRScheduler):
             return _group_values(self.optimizer, "lr")
         if self._step_count == 1 and self.last_epoch > 0:
             return [
-                self.eta_min
-                + (base_lr - self.eta_min)
-                * (1 + math.cos(self.last_epoch * math.pi / self.T_max))
-                / 2
+                self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
                 for base_lr in self.base_lrs
             ]
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
@@ -291,8 +267,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def _get_closed_form_lr(self) -> list[float]:
         return [
-            self.eta_min
-            + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+            self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
             for base_lr in self.base_lrs
         ]
 
@@ -327,9 +302,7 @@ class OneCycleLR(LRScheduler):
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(
-                f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
-            )
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
         self._anneal_func_type = anneal_strategy
 
         max_lrs = _per_group("max_lr", optimizer, max_lr)
@@ -342,9 +315,7 @@ class OneCycleLR(LRScheduler):
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
-                )
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
             self.use_beta1 = "betas" in optimizer.defaults
             max_momentums = _per_group("max_momentum", optimizer, max_momentum)
             base_momentums = _per_group("base_momentum", optimizer, base_momentum)
@@ -372,8 +343,7 @@ class OneCycleLR(LRScheduler):
         step_num = self.last_epoch
         if step_num > self.total_steps:
             raise ValueError(
-                f"Tried to step {step_num} times. "
-                f"The specified number of total steps is {self.total_steps}"
+                f"Tried to step {step_num} times. The specified number of total steps is {self.total_steps}"
             )
         lrs = []
         last = len(self._schedule_phases) - 1
@@ -385,9 +355,7 @@ class OneCycleLR(LRScheduler):
                     pct = (step_num - start_step) / (end_step - start_step)
                     lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct))
                     if self.cycle_momentum:
-                        momentum = self._anneal(
-                            group[phase["start_momentum"]], group[phase["end_momentum"]], pct
-                        )
+                        momentum = self._anneal(group[phase["start_momentum"]], group[phase["end_momentum"]], pct)
                         self._set_momentum(group, momentum)
                     break
                 start_step = phase["end_step"]
@@ -403,9 +371,7 @@ def _total_steps(total_steps: int | None, epochs: int | None, steps_per_epoch: i
         if not isinstance(epochs, int) or epochs <= 0:
             raise ValueError(f"Expected positive integer epochs, but got {epochs}")
         if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
-            raise ValueError(
-                f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}"
-            )
+            raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
         return epochs * steps_per_epoch
     raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
 
@@ -431,9 +397,7 @@ def _phases(pct_start: float, total_steps: int, three_phase: bool) -> list[dict[
     ]
 
 
-def _phase(
-    end_step: float, start_lr: str, end_lr: str, start_momentum: str, end_momentum: str
-) -> dict[str, Any]:
+def _phase(end_step: float, start_lr: str, end_lr: str, start_momentum: str, end_momentum: str) -> dict[str, Any]:
     return {
         "end_step": end_step,
         "start_lr": start_lr,
@@ -468,9 +432,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.optimizer = optimizer
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"expected {len(optimizer.param_groups)} min_lrs, got {len(min_lr)}"
-                )
+                raise ValueError(f"expected {len(optimizer.param_groups)} min_lrs, got {len(min_lr)}")
             self.default_min_lr = None
             self.min_lrs = list(min_lr)
         else:

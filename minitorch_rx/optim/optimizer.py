@@ -94,14 +94,11 @@ class Optimizer:
         names = [p[0] for p in params if isinstance(p, tuple)]
         tensors = [p[1] if isinstance(p, tuple) else p for p in params]
         if names and len(names) != len(tensors):
-            raise ValueError(
-                "all optimizer params should be with/without names. Some param names are missing"
-            )
+            raise ValueError("all optimizer params should be with/without names. Some param names are missing")
         for param in tensors:
             if not isinstance(param, Tensor):
                 raise TypeError(
-                    "optimizer can only optimize Tensors, but one of the params is "
-                    + torch.typename(param)
+                    "optimizer can only optimize Tensors, but one of the params is " + torch.typename(param)
                 )
             if not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -187,12 +184,9 @@ class Optimizer:
         saved_groups = [dict(g) for g in state_dict["param_groups"]]
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(
-            len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups, strict=True)
-        ):
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups, strict=True)):
             raise ValueError(
-                "loaded state dict contains a parameter group "
-                "that doesn't match the size of optimizer's group"
+                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
             )
         params = {
             i: p

@@ -78,9 +78,7 @@ class SGD(Optimizer):
         return loss
 
 
-def _sgd(
-    params: list[torch.Tensor], grads: list[torch.Tensor], states: list[dict] | None, group: dict
-) -> None:
+def _sgd(params: list[torch.Tensor], grads: list[torch.Tensor], states: list[dict] | None, group: dict) -> None:
     """Torch's multi-tensor SGD on one bucket; ``states`` is None without momentum."""
     momentum, weight_decay = group["momentum"], group["weight_decay"]
     if group["maximize"]:
