@@ -32,6 +32,10 @@ MAX_CASES = [
     ("max_pool2d", (1, 2, 9, 7), {"kernel_size": (3, 2), "stride": (2, 1), "padding": (1, 1)}),
     ("max_pool2d", (2, 2, 9, 10), {"kernel_size": 3, "stride": 2, "dilation": 2, "ceil_mode": True}),
     ("max_pool2d", (3, 7, 7), {"kernel_size": 3, "stride": 2, "padding": 1}),
+    # From 6 channels the forward runs on a channels-last copy (pool.CHANNELS_LAST_MAX_POOL_FROM).
+    ("max_pool2d", (2, 6, 8, 8), {"kernel_size": 2}),
+    ("max_pool2d", (2, 9, 9, 10), {"kernel_size": 3, "stride": 2, "dilation": 2, "ceil_mode": True}),
+    ("max_pool2d", (1, 16, 9, 7), {"kernel_size": (3, 2), "stride": (2, 1), "padding": (1, 1)}),
     ("max_pool3d", (2, 2, 4, 6, 5), {"kernel_size": 2}),
     ("max_pool3d", (1, 2, 5, 6, 7), {"kernel_size": (2, 3, 2), "stride": (1, 2, 2), "padding": (1, 1, 0)}),
     ("max_pool3d", (2, 5, 5, 5), {"kernel_size": 2, "dilation": 2, "ceil_mode": True}),
@@ -63,6 +67,18 @@ def test_max_pool_indices_carry_no_gradient():
 def test_max_pool_gradient_of_ties_goes_to_the_arg_max_torch_picks(name, shape):
     x = torch.ones(shape, dtype=torch.float64)  # every element ties in every window
     compare(name, x, 3, stride=1, padding=1)
+
+
+@pytest.mark.parametrize("channels", [2, 8])  # NCHW and channels-last kernels
+def test_max_pool_picks_what_torch_picks_among_ties_nan_and_infinities(channels):
+    x = torch.tensor([0.0, 1.0, 1.0, float("nan"), -float("inf"), float("inf"), 1.0, 0.0], dtype=torch.float64)
+    x = x[torch.randint(0, 8, (2, channels, 7, 9), generator=torch.Generator().manual_seed(0))]
+    mine = mt.tensor(x, requires_grad=True)
+    out, indices = P.max_pool2d(mine, 3, stride=2, padding=1, return_indices=True)
+    expected, expected_indices = TF.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)
+    torch.testing.assert_close(out.torch(), expected, equal_nan=True)
+    assert torch.equal(indices.torch(), expected_indices)
+    compare("max_pool2d", x, 3, stride=2, padding=1)
 
 
 def test_max_pool_gradient_accumulates_where_windows_share_the_max():

@@ -42,17 +42,34 @@ def _stride(stride: IntOrTuple | None, kernel_size: IntOrTuple) -> IntOrTuple:
     return kernel_size if stride is None or (not isinstance(stride, int) and len(stride) == 0) else stride
 
 
+#: From this many channels a 2-D max pool of NCHW data runs on a channels-last copy: torch's
+#: channels-last kernel is so much faster that it pays for the two layout copies. Forward with
+#: indices, one thread: (64, 6, 28, 28) 1.6 -> 1.0 ms, (64, 16, 10, 10) 0.55 -> 0.11 ms,
+#: (128, 64, 32, 32) 3x3 stride 2: 64 -> 35 ms; with 3 channels it was slower (1.1 -> 1.4 ms).
+#: The backward kernel is faster on NCHW data and stays there. Results and indices are equal.
+CHANNELS_LAST_MAX_POOL_FROM = 6
+
+
+def _pool_layout(x: torch.Tensor, nd: int) -> torch.Tensor:
+    """``x`` as the faster 2-D max-pool kernel wants it (see ``CHANNELS_LAST_MAX_POOL_FROM``)."""
+    if nd == 2 and x.dim() == 4 and x.shape[1] >= CHANNELS_LAST_MAX_POOL_FROM and x.is_contiguous():
+        return x.contiguous(memory_format=torch.channels_last)
+    return x
+
+
 class MaxPoolNd(Function):
     @staticmethod
     def forward(ctx, x, nd, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
         pool = _MAX_POOL[nd]
+        source = _pool_layout(x, nd)
         if not (return_indices or ctx.needs_input_grad[0]):
-            return pool(x, kernel_size, stride, padding, dilation, ceil_mode=ceil_mode)
+            return pool(source, kernel_size, stride, padding, dilation, ceil_mode=ceil_mode).contiguous()
         if nd == 1:
             # torch's 1-D pool with indices checks its arguments in other words than the one
             # without (which F.max_pool1d uses); run that one's checks on a data-less copy.
             pool(x.to("meta"), kernel_size, stride, padding, dilation, ceil_mode=ceil_mode)
-        out, indices = pool(x, kernel_size, stride, padding, dilation, ceil_mode=ceil_mode, return_indices=True)
+        out, indices = pool(source, kernel_size, stride, padding, dilation, ceil_mode=ceil_mode, return_indices=True)
+        out, indices = out.contiguous(), indices.contiguous()
         ctx.save_for_backward(x, indices)
         ctx.args = (nd, kernel_size, _stride(stride, kernel_size), padding, dilation, ceil_mode)
         if return_indices:
