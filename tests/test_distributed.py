@@ -308,6 +308,15 @@ def test_one_process_group_gives_the_plain_gradients(single_process_group):
     _assert_close(ddp_grads, _grads(model.module), atol=0)
 
 
+def test_a_dropped_wrapper_takes_its_hooks_off_the_parameters(single_process_group):
+    module = nn.Linear(2, 3)
+    model = DistributedDataParallel(module, process_group=single_process_group)
+    assert all(p._hooks for p in module.parameters())
+    del model
+    assert not any(p._hooks for p in module.parameters())
+    module(mt.ones(1, 2)).sum().backward()  # still trains alone
+
+
 def test_state_dict_keys_carry_the_module_prefix(single_process_group):
     model = DistributedDataParallel(nn.Linear(2, 3), process_group=single_process_group)
     assert list(model.state_dict()) == ["module.weight", "module.bias"]

@@ -107,6 +107,11 @@ class _GradReadyHook:
             reducer.grad_ready(self.index)
 
 
+def _remove_hooks(handles: list) -> None:
+    for handle in handles:
+        handle.remove()
+
+
 class Reducer:
     """Averages the gradients of ``params`` over ``group`` during each synchronised backward.
 
@@ -137,8 +142,11 @@ class Reducer:
         self._used_map: torch.Tensor | None = None
         self._used_work: dist.Work | None = None
         self._next_bucket = 0
-        for index, param in enumerate(self.params):
+        handles = [
             param.register_post_accumulate_grad_hook(_GradReadyHook(self, index))
+            for index, param in enumerate(self.params)
+        ]
+        weakref.finalize(self, _remove_hooks, handles)  # the parameters outlive the wrapper
 
     def _make_bucket(self, indices: list[int]) -> _Bucket:
         params = [self.params[i] for i in indices]
