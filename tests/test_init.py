@@ -57,6 +57,9 @@ SAME_DRAWS = [
     ("kaiming_normal_", (32, 8), {"mode": "fan_out", "nonlinearity": "tanh"}),
     ("orthogonal_", (6, 10), {"gain": 1.5}),
     ("orthogonal_", (10, 3, 2), {}),
+    ("trunc_normal_", (40, 30), {"std": 0.02}),
+    ("trunc_normal_", (500,), {"mean": 0.5, "std": 2.0, "a": -1.0, "b": 3.0}),
+    ("trunc_normal_", (500,), {"mean": 2.0, "std": 1.0, "a": -1.0, "b": 0.5}),  # torch's other sampler
 ]
 
 

@@ -125,24 +125,10 @@ def trunc_normal_(
 ) -> T:
     """Fill with values drawn from N(mean, std**2) truncated to [a, b].
 
-    Sampled by inverting the normal CDF over [cdf(a), cdf(b)] (computed in at least float32),
-    so the values follow ``torch.nn.init.trunc_normal_``'s distribution but not its
-    rejection sampler's exact draws.
+    Runs ``torch.nn.init.trunc_normal_`` on the data: the sampler is torch's own, so one seed
+    gives the same draws as in PyTorch (its warning for a mean far outside [a, b] included).
     """
-    if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn(
-            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
-            "The distribution of values may be incorrect.",
-            stacklevel=2,
-        )
-    data = _data(tensor)
-    work_dtype = torch.promote_types(data.dtype, torch.float32)
-    low = (1.0 + math.erf((a - mean) / (std * math.sqrt(2.0)))) / 2.0
-    high = (1.0 + math.erf((b - mean) / (std * math.sqrt(2.0)))) / 2.0
-    values = torch.empty(data.shape, dtype=work_dtype, device=data.device)
-    values.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
-    values.erfinv_().mul_(std * math.sqrt(2.0)).add_(mean).clamp_(min=a, max=b)
-    data.copy_(values)
+    torch.nn.init.trunc_normal_(_data(tensor), mean, std, a, b, generator=generator)
     return tensor
 
 
