@@ -819,7 +819,8 @@ CASES = [
         "to() expects a device, a dtype or a Tensor, but got list",
     ),
     case("Tensor.cuda", "an unknown device", lambda: x(3).cuda("nodevice"), RuntimeError, "Expected one of cpu, cuda"),
-    case("Tensor.type", "an unknown type", lambda: x(3).type("nonsense"), RuntimeError, "nonsense"),
+    case("Tensor.cuda", "a CPU device", lambda: x(3).cuda("cpu"), RuntimeError, "Invalid device, must be cuda device"),
+    case("Tensor.type", "an unknown type", lambda: x(3).type("nonsense"), ValueError, "invalid type: 'nonsense'"),
     case(
         "Tensor.requires_grad",
         "set on an integer tensor",
@@ -2112,3 +2113,11 @@ def test_every_public_entry_point_has_a_bad_input_case():
 
 def test_every_exemption_names_a_public_entry_point():
     assert not set(ACCEPTS_ANY_INPUT) - set(public_entry_points())
+
+
+def test_type_takes_a_dtype_or_a_type_name():
+    x = mt.ones(2, requires_grad=True)
+    assert x.type() == "torch.FloatTensor"
+    assert x.type("torch.DoubleTensor").dtype == x.type(torch.float64).dtype == torch.float64
+    x.type("torch.DoubleTensor").sum().backward()  # a recorded copy, as PyTorch's
+    assert x.grad.tolist() == [1.0, 1.0]

@@ -274,10 +274,11 @@ class Tensor:
     def cpu(self) -> Tensor:
         return self.to("cpu")
 
-    def cuda(self, device: int | str | None = None) -> Tensor:
-        return self.to(
-            "cuda" if device is None else torch.device("cuda", device) if isinstance(device, int) else device
-        )
+    def cuda(self, device: int | str | torch.device | None = None) -> Tensor:
+        target = torch.device("cuda" if device is None else ("cuda", device) if isinstance(device, int) else device)
+        if target.type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
+        return self.to(target)
 
     def float(self) -> Tensor:
         return self.to(torch.float32)
@@ -298,4 +299,11 @@ class Tensor:
         return self.to(torch.bool)
 
     def type(self, dtype=None):
-        return self.data.type() if dtype is None else self.to(dtype)
+        """The type name (``'torch.FloatTensor'``), or a copy as ``dtype``: a torch.dtype or a type
+        name (torch resolves names and words their errors)."""
+        if dtype is None:
+            return self.data.type()
+        if isinstance(dtype, str):
+            like = torch.empty(0, dtype=self.data.dtype, device=self.data.device).type(dtype)
+            return self.to(device=like.device, dtype=like.dtype)
+        return self.to(dtype)
