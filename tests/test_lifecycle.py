@@ -130,3 +130,20 @@ def test_dropping_a_100k_op_chain_without_backward():
         y = y + 1.0
     del y
     assert live_nodes() == 0
+
+
+def test_inplace_on_a_view_leaves_nothing_behind():
+    x = mt.randn(4, 3, requires_grad=True)
+    for _ in range(3):
+        y = x * 1
+        row = y[1]
+        row.mul_(2)  # y's history becomes CopySlices; row's, a region of it
+        (y.sum() + row.sum()).backward()
+    del y, row
+    assert live_nodes() == 0
+    assert mt.autograd.current_graph().num_nodes() == 0
+    torch.testing.assert_close(x.grad.torch(), torch.tensor([[1.0] * 3, [4.0] * 3, [1.0] * 3, [1.0] * 3]) * 3)
+    y = x * 1
+    y[0].add_(1)
+    del y  # dropped without backward
+    assert live_nodes() == 0
