@@ -359,3 +359,20 @@ def test_an_op_with_a_cached_constant_takes_any_input(name):
         assert not op(weight, 3.0).requires_grad
     with mt.autograd.detect_anomaly():
         assert op(weight, 3.0).grad_fn is not None
+
+
+def test_a_chain_of_ops_with_cached_constants_backpropagates_as_torch():
+    """The backward loop's short path for ConstantOp nodes (plain ``backward()``, no capture)."""
+
+    def chain(x):
+        y = x
+        for _ in range(3):
+            y = (((y * 1.5) + 0.25) - 0.5) / 2.0
+        return (y * y).sum()
+
+    chain(mt.ones(1, dtype=torch.float64))  # caches the constants
+    x = mt.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    x_torch = x.torch().clone().requires_grad_(True)
+    chain(x).backward()
+    chain(x_torch).backward()
+    torch.testing.assert_close(x.grad.torch(), x_torch.grad)

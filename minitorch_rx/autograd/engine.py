@@ -192,10 +192,13 @@ def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> N
         if inputs is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         if node._simple:  # apply1's nodes: one input that takes the first gradient, one output
-            out = node._function.backward(node, grad)
+            if node._passes_gradient:
+                g = grad
+            else:
+                out = node._function.backward(node, grad)
+                g = out[0] if type(out) is tuple else out
+                out = None
             grad = None
-            g = out[0] if type(out) is tuple else out
-            out = None
             if g is not None:
                 parent = inputs[0]
                 buffer = parent._grad

@@ -70,6 +70,7 @@ class Node:
     _foreign = False  # some input lives in another graph
     _forward_trace: list | None = None  # recorded under detect_anomaly()
     _output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
+    _passes_gradient = False  # its input's gradient is its output's (x + c): the engine skips backward
 
     def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
         """Keep ``tensors`` for backward; an in-place change to any of them is caught there.
@@ -230,12 +231,20 @@ class Function:
     _recorded_as: str | None = None
     #: Slots of its nodes beyond ``Node``'s.
     _node_slots: tuple[str, ...] = ()
+    #: Whether the gradient of its (one) input is its output's gradient unchanged: the backward
+    #: loop then passes it on without calling ``backward``.
+    _passes_gradient = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         builtin = cls.__module__.startswith("minitorch_rx.")
         name = (cls._recorded_as or cls.__name__) + ("Backward0" if builtin else "Backward")
-        namespace = {"__slots__": cls._node_slots, "_function": cls, "__module__": cls.__module__}
+        namespace = {
+            "__slots__": cls._node_slots,
+            "_function": cls,
+            "_passes_gradient": cls._passes_gradient,
+            "__module__": cls.__module__,
+        }
         cls._node_cls = type(name, (Node,), namespace)
 
     @staticmethod

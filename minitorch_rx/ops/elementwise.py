@@ -84,6 +84,7 @@ class Div(Function):
 
 class AddConstant(ConstantOp):
     _recorded_as = "Add"
+    _passes_gradient = True
     kernel = torch.Tensor.add
 
     @staticmethod
@@ -93,6 +94,7 @@ class AddConstant(ConstantOp):
 
 class SubConstant(ConstantOp):
     _recorded_as = "Sub"
+    _passes_gradient = True
     kernel = torch.Tensor.sub
 
     @staticmethod
