@@ -70,7 +70,6 @@ class Node:
     _foreign = False  # some input lives in another graph
     _forward_trace: list | None = None  # recorded under detect_anomaly()
     _output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
-    _passes_gradient = False  # its input's gradient is its output's (x + c): the engine skips backward
 
     def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
         """Keep ``tensors`` for backward; an in-place change to any of them is caught there.
