@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import minitorch_rx as mt
 from minitorch_rx.ops import conv as C
+from minitorch_rx.ops import im2col as columns
 from tests.helpers import compare_with_torch
 from tests.strategies import FUZZ
 
@@ -115,8 +116,57 @@ def test_conv_of_an_empty_batch_matches_torch(nd):
 
 @pytest.mark.parametrize("nd, groups", [(1, 1), (2, 1), (2, 3), (3, 1)])
 def test_conv_over_several_batch_slices_matches_torch(monkeypatch, nd, groups):
-    monkeypatch.setattr(C, "CHUNK_ELEMENTS", 64)  # a slice of one or two samples
+    monkeypatch.setattr(columns, "CHUNK_ELEMENTS", 64)  # a slice of one or two samples
     compare_conv(nd, conv_inputs(nd, 5, 3, 6, (6,) * nd, 3, groups), padding=1, stride=2, groups=groups)
+
+
+TWO_D_CASES = [case for case in CONV_CASES if case[0] == 2]
+
+
+@pytest.mark.parametrize("nd, batch, c_in, c_out, size, kernel, kwargs", TWO_D_CASES)
+def test_row_shifted_columns_match_torch(monkeypatch, nd, batch, c_in, c_out, size, kernel, kwargs):
+    """Every 2-D case through row-shifted columns wherever they apply (any channel count),
+    over batch slices of one or two samples."""
+    monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 1)
+    monkeypatch.setattr(columns, "CHUNK_ELEMENTS", 64)
+    groups = kwargs.get("groups", 1)
+    compare_conv(nd, conv_inputs(nd, 3 if batch else batch, c_in, c_out, size, kernel, groups), **kwargs)
+
+
+def test_row_shifted_conv_gradcheck(monkeypatch):
+    monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 1)
+    inputs = [mt.tensor(t, requires_grad=True) for t in conv_inputs(2, 2, 2, 3, (5, 4), (3, 2), 1)]
+    conv = lambda x, w, b: C.conv2d(x, w, b, padding=(2, 1), dilation=(2, 1), stride=(1, 2))  # noqa: E731
+    assert columns.use_row_shift(inputs[0].data, 1, (3, 2), (1, 2), (3, 2))
+    assert mt.autograd.gradcheck(conv, inputs)
+
+
+# ResNet-20's layers (a smaller batch): row-shifted columns (16-32 channels), channels-last
+# columns (64 channels at 8x8), per-sample products and col2im (stride 2), in float32.
+RESNET_LAYERS = [
+    # C_in, C_out, size, stride, path of the forward
+    (3, 16, 32, 1, "channels-first"),
+    (16, 16, 32, 1, "row-shifted"),
+    (16, 32, 32, 2, "channels-first"),
+    (32, 32, 16, 1, "row-shifted"),
+    (64, 64, 8, 1, "channels-last"),
+]
+
+
+@pytest.mark.parametrize("c_in, c_out, size, stride, path", RESNET_LAYERS)
+def test_resnet_layers_in_float32_match_torch(c_in, c_out, size, stride, path):
+    x, w, b = (t.float() for t in conv_inputs(2, 6, c_in, c_out, (size, size), 3, 1))
+    out_size = ((size - 1) // stride + 1,) * 2
+    row_shifted = columns.use_row_shift(x, 1, (3, 3), (stride, stride), out_size)
+    channels_last = columns.use_channels_last(x, 1, out_size)
+    assert path == ("row-shifted" if row_shifted else "channels-last" if channels_last else "channels-first")
+    compare_with_torch(
+        lambda x, w, b: C.conv2d(x, w, b, stride=stride, padding=1),
+        lambda x, w, b: TF.conv2d(x, w, b, stride=stride, padding=1),
+        [x, w, b],
+        atol=2e-4,
+        rtol=1e-4,
+    )
 
 
 def test_conv_accepts_non_contiguous_inputs():

@@ -61,7 +61,7 @@ def _col2im_rows(
     out = cols.new_zeros(n, channels, *padded)
     blocks = cols.reshape(n, channels, *kernel, *out_size)
     scatter = columns.Col2im(kernel, dilation, stride, out_size, padded)
-    for start, stop in _batch_slices(n, cols[0].numel()):
+    for start, stop in columns.batch_slices(n, cols[0].numel()):
         scatter(blocks[start:stop], out[start:stop])
     return columns.crop(out, pads)
 
@@ -98,19 +98,6 @@ class Fold(Function):
         return (g if batched else g.squeeze(0)), None, None, None, None, None, None
 
 
-#: Columns are built and used a batch slice at a time, about this many elements per slice, so
-#: that they are still in cache when the matmul reads them.
-CHUNK_ELEMENTS = 1 << 19
-
-
-def _batch_slices(n: int, per_sample: int) -> list[tuple[int, int]]:
-    """Equal ``[start, stop)`` ranges of the batch whose columns hold at most ``CHUNK_ELEMENTS``
-    elements (or one sample)."""
-    count = min(n, -(-n * per_sample // CHUNK_ELEMENTS))
-    step = max(1, -(-n // max(count, 1)))
-    return [(start, min(n, start + step)) for start in range(0, n, step)]
-
-
 class ConvNd(Function):
     """``y[n, o] = b[o] + sum_{c, k} w[o, c, k] * x_padded[n, c, window(k)]`` by im2col + one
     matmul per batch slice (``ops/im2col.py``).
@@ -129,9 +116,7 @@ class ConvNd(Function):
         kernel = tuple(weight.shape[2:])
         padded_size = [s + before + after for s, (before, after) in zip(x.shape[2:], pads, strict=True)]
         out_size = _num_blocks(padded_size, kernel, dilation, stride)
-        per_sample = x.shape[1] * math.prod(kernel) * math.prod(out_size)
-        slices = _batch_slices(x.shape[0], per_sample)
-        y = columns.correlate(x, pads, weight, bias, dilation, stride, out_size, groups, slices)
+        y = columns.correlate(x, pads, weight, bias, dilation, stride, out_size, groups)
         need_x, need_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_w else None, weight if need_x else None)
         ctx.meta = (x.shape, pads, dilation, stride, out_size, groups, weight.shape, batched)
@@ -152,7 +137,7 @@ class ConvNd(Function):
             grad_b = g.sum((0, 2))
         if not (need_x or need_w):
             return grad_x, grad_w, grad_b, None, None, None, None, None
-        slices = _batch_slices(n, channels * math.prod(kernel) * positions)
+        slices = columns.batch_slices(n, channels * math.prod(kernel) * positions)
         if need_w:
             grad_w = columns.weight_gradient(x, pads, g, weight_shape, dilation, stride, out_size, groups, slices)
         if need_x:
@@ -167,10 +152,8 @@ class ConvNd(Function):
                 spatial = tuple(range(2, 2 + len(kernel)))
                 flipped = weight.flip(spatial).view(groups, out_channels // groups, channels // groups, *kernel)
                 flipped = flipped.transpose(1, 2).reshape(channels, out_channels // groups, *kernel)
-                size = tuple(x_shape[2:])
-                slices = _batch_slices(n, out_channels * math.prod(kernel) * math.prod(size))
                 g_full = g.view(n, out_channels, *out_size)
-                grad_x = columns.correlate(g_full, g_pads, flipped, None, dilation, stride, size, groups, slices)
+                grad_x = columns.correlate(g_full, g_pads, flipped, None, dilation, stride, tuple(x_shape[2:]), groups)
             if not batched:
                 grad_x = grad_x.squeeze(0)
         return grad_x, grad_w, grad_b, None, None, None, None, None

@@ -2,10 +2,16 @@
 correlation ``out = w @ columns`` built and multiplied a batch slice at a time.
 
 Every rank (1-D, 2-D, 3-D) shares one implementation: windows are ``as_strided`` views of a
-zero-padded input, and col2im adds them back one spatial dim at a time. Two column layouts:
+zero-padded input, and col2im adds them back one spatial dim at a time. Three column layouts:
 
 - channels-first ``(C*k..., n*L)`` from NCHW data: the copy that fills them moves runs of output
   rows, and the product is ``w (O, C*k) @ cols`` by MKL (a bmm over groups, or over samples);
+- row-shifted ``(C*k_w, n, H_padded*W_out)`` for 2-D kernels of several rows with stride 1 along
+  the rows (ResNet's 3x3 convolutions from 16 channels): the windows of the kernel's last dim
+  only, over every padded row. Kernel row ``i``'s columns are the same buffer shifted by ``i``
+  output rows, so the correlation is ``k_h`` accumulated products ``w[:, :, i] @ cols[shift_i]``,
+  and the weight gradient ``k_h`` products ``g @ cols[shift_i].T`` (``g`` zero on the padded
+  rows past the output's, so one product spans a whole slice);
 - channels-last ``(n*L, k...*C)`` from a channels-last copy of each slice, for small images with
   many channels (ResNet-20's 8x8 stage): the copy moves runs of ``k_last * C`` channels instead of
   8-float rows, and the product is ``cols @ w.T`` by oneDNN's matmul (60-89 GFLOP/s here, against
@@ -13,7 +19,7 @@ zero-padded input, and col2im adds them back one spatial dim at a time. Two colu
 
 Choices measured here (one thread, float32, 2-core shared machine, CPU time):
 
-- A slice's columns stay about the size of L2 (``conv.CHUNK_ELEMENTS``): a (16, 144) by
+- A slice's columns stay about the size of L2 (``CHUNK_ELEMENTS``): a (16, 144) by
   (144, N) product ran at 50-60 GFLOP/s up to N = 4096 and at 18-27 beyond, out of cache.
 - Work buffers are reused between calls (``scratch``): fresh multi-MB buffers cost a page fault
   per 4 KB on first touch (0.7 ms for LeNet's 1.2 MB); without them a LeNet step made 200-400.
@@ -28,6 +34,11 @@ Choices measured here (one thread, float32, 2-core shared machine, CPU time):
 - Weight gradients of large products (``PER_SAMPLE_PRODUCT_FROM``) are ``g @ cols.T`` by oneDNN,
   both channels-first: 0.70-0.93x MKL's time for ResNet-20's layers (0.85-0.88x for 16 channels
   at 32x32); for LeNet-5's small ones oneDNN took 1.1-1.2x.
+- Row-shifted columns are a third of full ones for 3x3 kernels (2-3x less copying) and their
+  products (K = 3C) ran faster in cache: 74-89 against 56-85 GFLOP/s for ResNet-20's stages.
+  In a ResNet-20 step (one process, A/B by step): forward and input gradient 605 -> 544 ms of
+  convolution in all, the weight gradient a further 3% of the step. Not for the 8x8 stage,
+  where channels-last columns stayed 2% faster.
 - Not kept: channels-last columns for 16x16 and 32x32 outputs as well. oneDNN multiplies them
   1.3-1.5x faster (e.g. 76 against 46 GFLOP/s for (4096, 144) @ (144, 16)), but with 16 channels
   the NCHW <-> NHWC copies run at 5-8 GB/s (3 ms per 8 MB) and the window copy took 5.4 ms
@@ -71,6 +82,20 @@ CHANNELS_LAST_BELOW = 16
 #: product per slice is reordered afterwards, as MKL's small products cost more than the
 #: reordering copy, and weight gradients stay MKL's.
 PER_SAMPLE_PRODUCT_FROM = 1 << 20
+#: 2-D correlations whose columns would have at least this many rows (``C * k_w``) per kernel row
+#: use row-shifted columns (``row_shifted_columns``).
+ROW_SHIFT_FROM = 48
+#: Columns are built and used a batch slice at a time, about this many elements per slice, so
+#: that they are still in cache when the matmul reads them.
+CHUNK_ELEMENTS = 1 << 19
+
+
+def batch_slices(n: int, per_sample: int) -> list[tuple[int, int]]:
+    """Equal ``[start, stop)`` ranges of the batch whose columns hold at most ``CHUNK_ELEMENTS``
+    elements (or one sample)."""
+    count = min(n, -(-n * per_sample // CHUNK_ELEMENTS))
+    step = max(1, -(-n // max(count, 1)))
+    return [(start, min(n, start + step)) for start in range(0, n, step)]
 
 
 def _onednn_linear():
@@ -326,6 +351,41 @@ def channels_first_columns(
         yield start, stop, cols
 
 
+def row_shifted_columns(
+    x: torch.Tensor,
+    pads: Pads,
+    k_w: int,
+    dilation: tuple[int, ...],
+    stride: tuple[int, ...],
+    out_w: int,
+    slices: Slices,
+) -> Iterator[tuple[int, int, torch.Tensor]]:
+    """``(start, stop, cols)`` per batch slice of a 2-D ``x`` (N, C, H, W): the windows of the
+    kernel's last dim only, over every padded row, ``cols[(c, j), s, r * out_w + q] =
+    x_padded[s, c, r, q * stride + j * dilation]``, shape (C*k_w, n, H_padded*out_w), reused.
+
+    With stride 1 along the rows, kernel row ``i`` of output position ``p`` reads
+    ``cols[:, s, p + i * dilation * out_w]``: each kernel row's columns are a shifted view.
+    """
+    channels = x.shape[1]
+    padded_h = x.shape[2] + pads[0][0] + pads[0][1]
+    largest = max((stop - start for start, stop in slices), default=0)
+    per_sample = channels * k_w * padded_h * out_w
+    buffer = scratch("columns", per_sample * largest, x)
+    padded = _PaddedSlices(x, pads, largest, channels_last=False)
+    n_stride, c_stride, h_stride, w_stride = padded.source.stride()
+    windows = padded.source.as_strided(
+        (channels, k_w, len(padded.source), padded_h, out_w),
+        (c_stride, w_stride * dilation[1], n_stride, h_stride, w_stride * stride[1]),
+    )
+    for start, stop in slices:
+        size = stop - start
+        offset = padded.fill(start, stop)
+        cols = buffer[: per_sample * size].view(channels, k_w, size, padded_h, out_w)
+        cols.copy_(windows.narrow(2, offset, size))
+        yield start, stop, cols.view(channels * k_w, size, padded_h * out_w)
+
+
 def channels_last_columns(
     x: torch.Tensor,
     pads: Pads,
@@ -375,6 +435,23 @@ def use_channels_last(x: torch.Tensor, groups: int, out_size: tuple[int, ...]) -
     )
 
 
+def use_row_shift(
+    x: torch.Tensor, groups: int, kernel: tuple[int, ...], stride: tuple[int, ...], out_size: tuple[int, ...]
+) -> bool:
+    """Whether ``correlate`` uses row-shifted columns: 2-D, no groups, stride 1 along the rows, a
+    kernel of several rows, and enough channels for products of ``ROW_SHIFT_FROM`` rows.
+    They hold k_h times fewer elements than full columns (a third for 3x3 kernels), and their
+    smaller products ran faster (ResNet-20's 16-32 channels: 74-87 against 56-71 GFLOP/s)."""
+    return (
+        groups == 1
+        and len(kernel) == 2
+        and stride[0] == 1
+        and kernel[0] > 1
+        and x.shape[1] * kernel[1] >= ROW_SHIFT_FROM
+        and not use_channels_last(x, groups, out_size)
+    )
+
+
 def position_major(weight: torch.Tensor) -> torch.Tensor:
     """A kernel (O, C, *k) as (O, *k * C): the order of channels-last columns."""
     nd = weight.dim() - 2
@@ -405,16 +482,19 @@ def correlate(
     stride: tuple[int, ...],
     out_size: tuple[int, ...],
     groups: int,
-    slices: Slices,
 ) -> torch.Tensor:
     """``out[n, o] = b[o] + sum_{c, k} w[o, c, k] * x_padded[n, c, window(k)]`` as (N, O, *out_size),
-    by im2col + one matmul per batch slice."""
+    by im2col + matmuls, a batch slice at a time."""
     n = x.shape[0]
     out_channels = weight.shape[0]
     kernel = tuple(weight.shape[2:])
     positions = math.prod(out_size)
     result = x.new_empty(n, out_channels, *out_size)
     out = result.view(n, out_channels, positions)
+    if use_row_shift(x, groups, kernel, stride, out_size):
+        _correlate_row_shifted(x, pads, weight, bias, dilation, stride, out_size, out)
+        return result
+    slices = batch_slices(n, x.shape[1] * math.prod(kernel) * positions)
     if use_channels_last(x, groups, out_size):
         w = position_major(weight)
         for start, stop, cols in channels_last_columns(x, pads, kernel, dilation, stride, out_size, slices):
@@ -454,6 +534,42 @@ def correlate(
     return result
 
 
+def _correlate_row_shifted(
+    x: torch.Tensor,
+    pads: Pads,
+    weight: torch.Tensor,
+    bias: torch.Tensor | None,
+    dilation: tuple[int, ...],
+    stride: tuple[int, ...],
+    out_size: tuple[int, ...],
+    out: torch.Tensor,
+) -> None:
+    """``correlate`` of a 2-D ``x`` into ``out`` (N, O, L) from row-shifted columns: one
+    (O, C*k_w) @ (C*k_w, L) product per kernel row and sample, accumulated."""
+    n, channels = x.shape[:2]
+    out_channels, _, k_h, k_w = weight.shape
+    out_h, out_w = out_size
+    padded_h = x.shape[2] + pads[0][0] + pads[0][1]
+    positions = out_h * out_w
+    w_rows = weight.permute(2, 0, 1, 3).reshape(k_h, out_channels, channels * k_w)
+    bias_column = None if bias is None else bias.view(1, out_channels, 1)
+    slices = batch_slices(n, channels * k_w * padded_h * out_w)
+    largest = max((stop - start for start, stop in slices), default=0)
+    for start, stop, cols in row_shifted_columns(x, pads, k_w, dilation, stride, out_w, slices):
+        size = stop - start
+        target = out[start:stop]
+        for row in range(k_h):
+            shift = row * dilation[0] * out_w
+            samples = cols[:, :, shift : shift + positions].transpose(0, 1)
+            w_row = w_rows[row].expand(largest, -1, -1)[:size]
+            if row:
+                target.baddbmm_(w_row, samples)
+            elif bias_column is None:
+                torch.bmm(w_row, samples, out=target)
+            else:
+                torch.baddbmm(bias_column, w_row, samples, out=target)
+
+
 def channels_first_gradient(g: torch.Tensor, groups: int, start: int, stop: int) -> torch.Tensor:
     """Samples ``start:stop`` of the output gradient ``g`` (N, O, L) channels-first, (G, O/G, n*L),
     copied into a work buffer (a slice's: it is read while still in cache)."""
@@ -478,6 +594,8 @@ def weight_gradient(
     ``g[slice] @ cols.T``, the columns rebuilt from ``x`` one slice at a time."""
     out_channels, _, *kernel = weight_shape
     kernel = tuple(kernel)
+    if use_row_shift(x, groups, kernel, stride, out_size):
+        return _weight_gradient_row_shifted(x, pads, g, weight_shape, dilation, stride, out_size)
     if use_channels_last(x, groups, out_size):
         grad = g.new_zeros(out_channels, math.prod(weight_shape[1:]))
         for start, stop, cols in channels_last_columns(x, pads, kernel, dilation, stride, out_size, slices):
@@ -496,6 +614,41 @@ def weight_gradient(
         else:
             grad.baddbmm_(g_t, cols.transpose(1, 2))
     return grad.view(weight_shape)
+
+
+def _weight_gradient_row_shifted(
+    x: torch.Tensor,
+    pads: Pads,
+    g: torch.Tensor,
+    weight_shape: torch.Size,
+    dilation: tuple[int, ...],
+    stride: tuple[int, ...],
+    out_size: tuple[int, ...],
+) -> torch.Tensor:
+    """``weight_gradient`` of a 2-D ``x`` from row-shifted columns: kernel row ``i``'s gradient is
+    ``g_rows @ cols[:, shift_i:].T`` over a slice, where ``g_rows`` holds each sample's output
+    gradient on the padded rows' grid (zero on the rows past the output's)."""
+    n, channels = x.shape[:2]
+    out_channels, _, k_h, k_w = weight_shape
+    out_h, out_w = out_size
+    padded_h = x.shape[2] + pads[0][0] + pads[0][1]
+    positions = out_h * out_w
+    span = padded_h * out_w
+    last_shift = (k_h - 1) * dilation[0] * out_w
+    grad = g.new_zeros(k_h, out_channels, channels * k_w)
+    slices = batch_slices(n, channels * k_w * span)
+    for start, stop, cols in row_shifted_columns(x, pads, k_w, dilation, stride, out_w, slices):
+        size = stop - start
+        g_rows = scratch("output gradient", out_channels * size * span, g).view(out_channels, size, span)
+        g_rows[:, :, :positions].copy_(g[start:stop].transpose(0, 1))
+        g_rows[:, :, positions:].zero_()
+        length = size * span - last_shift
+        g_flat = g_rows.view(out_channels, size * span)[:, :length]
+        cols = cols.view(channels * k_w, size * span)
+        for row in range(k_h):
+            shift = row * dilation[0] * out_w
+            grad[row].addmm_(g_flat, cols[:, shift : shift + length].t())
+    return grad.view(k_h, out_channels, channels, k_w).permute(1, 2, 0, 3).contiguous()
 
 
 def transposed_padding(
