@@ -141,6 +141,22 @@ def test_row_shifted_conv_gradcheck(monkeypatch):
     assert mt.autograd.gradcheck(conv, inputs)
 
 
+@pytest.mark.parametrize("row_shift_from", [1, 10**9], ids=["row-shifted", "channels-first"])
+@pytest.mark.parametrize("kwargs", [{"padding": 1}, {"padding": (2, 1), "dilation": (2, 1)}])
+def test_stride_one_gradients_share_the_output_gradients_columns(monkeypatch, row_shift_from, kwargs):
+    """Input and weight gradients from the padded output gradient's columns
+    (``transposed_gradients``), against torch.autograd and by gradcheck."""
+    monkeypatch.setattr(columns, "ROW_SHIFT_FROM", row_shift_from)
+    calls = []
+    shared = columns.transposed_gradients
+    monkeypatch.setattr(columns, "transposed_gradients", lambda *args: calls.append(1) or shared(*args))
+    inputs = conv_inputs(2, 2, 3, 2, (6, 5), 3, 1)
+    compare_conv(2, inputs, **kwargs)
+    assert calls
+    mt_inputs = [mt.tensor(t, requires_grad=True) for t in inputs]
+    assert mt.autograd.gradcheck(lambda x, w, b: C.conv2d(x, w, b, **kwargs), mt_inputs)
+
+
 # ResNet-20's layers (a smaller batch): row-shifted columns (16-32 channels), channels-last
 # columns (64 channels at 8x8), per-sample products and col2im (stride 2), in float32.
 RESNET_LAYERS = [

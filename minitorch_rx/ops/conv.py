@@ -102,11 +102,13 @@ class ConvNd(Function):
     """``y[n, o] = b[o] + sum_{c, k} w[o, c, k] * x_padded[n, c, window(k)]`` by im2col + one
     matmul per batch slice (``ops/im2col.py``).
 
-    Backward rebuilds each slice's columns from the saved input rather than keeping the columns
-    (K times the input's size) alive between forward and backward: PyTorch keeps the input too.
-    (Keeping even LeNet-5's 5 MB of columns was slower: a fresh buffer per step page-faults.)
-    With stride 1 the input gradient is itself a convolution, of the padded output gradient with
-    the flipped kernel (im2col + matmul again); otherwise it is col2im of ``w.T @ grad``.
+    Backward rebuilds columns a slice at a time rather than keeping the forward's (K times the
+    input's size) alive between forward and backward: PyTorch keeps the input too. (Keeping even
+    LeNet-5's 5 MB of columns was slower: a fresh buffer per step page-faults.) With stride 1 the
+    input gradient is itself a correlation, of the padded output gradient with the flipped kernel,
+    and the columns of that output gradient give the weight gradient as well
+    (``im2col.transposed_gradients``); otherwise the weight gradient comes from the input's
+    columns and the input gradient is col2im of ``w.T @ grad``.
     """
 
     @staticmethod
@@ -137,25 +139,31 @@ class ConvNd(Function):
             grad_b = g.sum((0, 2))
         if not (need_x or need_w):
             return grad_x, grad_w, grad_b, None, None, None, None, None
-        slices = columns.batch_slices(n, channels * math.prod(kernel) * positions)
-        if need_w:
-            grad_w = columns.weight_gradient(x, pads, g, weight_shape, dilation, stride, out_size, groups, slices)
-        if need_x:
-            g_pads = columns.transposed_padding(kernel, dilation, stride, pads)
-            # The transposed convolution's columns are out_channels * prod(x's size) per sample:
-            # where that exceeds the forward's, col2im moves less data.
-            if g_pads is None or out_channels * math.prod(x_shape[2:]) > channels * positions:
-                grad_x = columns.input_gradient_by_col2im(
-                    weight, g, x_shape, pads, dilation, stride, out_size, groups, slices
-                )
-            else:
+        # With stride 1 the input gradient is the correlation of the padded output gradient with
+        # the flipped kernel, whose columns (out_channels * prod(x's size) per sample) also give
+        # the weight gradient; where they exceed the forward's, col2im moves less data.
+        g_pads = columns.transposed_padding(kernel, dilation, stride, pads) if need_x else None
+        if g_pads is not None and out_channels * math.prod(x_shape[2:]) > channels * positions:
+            g_pads = None
+        g_full = g.view(n, out_channels, *out_size)
+        if g_pads is not None and need_w and groups == 1:
+            grad_x, grad_w = columns.transposed_gradients(x, g_full, g_pads, weight, dilation)
+        else:
+            if need_w:
+                grad_w = columns.weight_gradient(x, pads, g, weight_shape, dilation, stride, out_size, groups)
+            if g_pads is not None:
                 spatial = tuple(range(2, 2 + len(kernel)))
                 flipped = weight.flip(spatial).view(groups, out_channels // groups, channels // groups, *kernel)
                 flipped = flipped.transpose(1, 2).reshape(channels, out_channels // groups, *kernel)
-                g_full = g.view(n, out_channels, *out_size)
-                grad_x = columns.correlate(g_full, g_pads, flipped, None, dilation, stride, tuple(x_shape[2:]), groups)
-            if not batched:
-                grad_x = grad_x.squeeze(0)
+                size = tuple(x_shape[2:])
+                grad_x = columns.correlate(g_full, g_pads, flipped, None, dilation, stride, size, groups)
+            elif need_x:
+                slices = columns.batch_slices(n, channels * math.prod(kernel) * positions)
+                grad_x = columns.input_gradient_by_col2im(
+                    weight, g, x_shape, pads, dilation, stride, out_size, groups, slices
+                )
+        if need_x and not batched:
+            grad_x = grad_x.squeeze(0)
         return grad_x, grad_w, grad_b, None, None, None, None, None
 
 

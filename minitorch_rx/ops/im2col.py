@@ -486,97 +486,11 @@ def correlate(
     """``out[n, o] = b[o] + sum_{c, k} w[o, c, k] * x_padded[n, c, window(k)]`` as (N, O, *out_size),
     by im2col + matmuls, a batch slice at a time."""
     n = x.shape[0]
-    out_channels = weight.shape[0]
-    kernel = tuple(weight.shape[2:])
-    positions = math.prod(out_size)
-    result = x.new_empty(n, out_channels, *out_size)
-    out = result.view(n, out_channels, positions)
-    if use_row_shift(x, groups, kernel, stride, out_size):
-        _correlate_row_shifted(x, pads, weight, bias, dilation, stride, out_size, out)
-        return result
-    slices = batch_slices(n, x.shape[1] * math.prod(kernel) * positions)
-    if use_channels_last(x, groups, out_size):
-        w = position_major(weight)
-        for start, stop, cols in channels_last_columns(x, pads, kernel, dilation, stride, out_size, slices):
-            product = matmul_nt(cols, w, bias)
-            out[start:stop].copy_(product.view(stop - start, positions, out_channels).transpose(1, 2))
-        return result
-    w = weight.reshape(groups, out_channels // groups, -1)
-    rows = w.shape[2]
-    columns = channels_first_columns(x, pads, kernel, dilation, stride, out_size, slices)
-    if groups == 1 and out_channels * rows * positions >= PER_SAMPLE_PRODUCT_FROM:
-        # One product per sample, (O, K) @ (K, L), written straight into the output: no copy.
-        bias_column = None if bias is None else bias.view(1, out_channels, 1)
-        largest = max((stop - start for start, stop in slices), default=0)
-        w_full = w.expand(largest, -1, -1)
-        for start, stop, cols in columns:
-            size = stop - start
-            per_sample = cols.view(rows, size, positions).transpose(0, 1)
-            w_slice = w_full if size == largest else w_full[:size]
-            if bias_column is None:
-                torch.bmm(w_slice, per_sample, out=out[start:stop])
-            else:
-                torch.baddbmm(bias_column, w_slice, per_sample, out=out[start:stop])
-        return result
-    # Small products: one for the slice, (O, K) @ (K, n*L), then reordered to (n, O, L).
-    bias_column = None if bias is None else bias.view(groups, out_channels // groups, 1)
-    largest = max((stop - start for start, stop in slices), default=0)
-    product_buffer = scratch("product", out_channels * largest * positions, x)
-    for start, stop, cols in columns:
-        size = stop - start
-        cols = cols.view(groups, rows, size * positions)
-        product = product_buffer[: out_channels * size * positions].view(groups, -1, size * positions)
-        if bias_column is None:
-            torch.bmm(w, cols, out=product)
-        else:
-            torch.baddbmm(bias_column, w, cols, out=product)
-        out[start:stop].copy_(product.view(out_channels, size, positions).transpose(0, 1))
+    result = x.new_empty(n, weight.shape[0], *out_size)
+    _Correlation(x, pads, tuple(weight.shape[2:]), dilation, stride, out_size, groups).run(
+        weight, bias, result.view(n, weight.shape[0], math.prod(out_size)), None
+    )
     return result
-
-
-def _correlate_row_shifted(
-    x: torch.Tensor,
-    pads: Pads,
-    weight: torch.Tensor,
-    bias: torch.Tensor | None,
-    dilation: tuple[int, ...],
-    stride: tuple[int, ...],
-    out_size: tuple[int, ...],
-    out: torch.Tensor,
-) -> None:
-    """``correlate`` of a 2-D ``x`` into ``out`` (N, O, L) from row-shifted columns: one
-    (O, C*k_w) @ (C*k_w, L) product per kernel row and sample, accumulated."""
-    n, channels = x.shape[:2]
-    out_channels, _, k_h, k_w = weight.shape
-    out_h, out_w = out_size
-    padded_h = x.shape[2] + pads[0][0] + pads[0][1]
-    positions = out_h * out_w
-    w_rows = weight.permute(2, 0, 1, 3).reshape(k_h, out_channels, channels * k_w)
-    bias_column = None if bias is None else bias.view(1, out_channels, 1)
-    slices = batch_slices(n, channels * k_w * padded_h * out_w)
-    largest = max((stop - start for start, stop in slices), default=0)
-    for start, stop, cols in row_shifted_columns(x, pads, k_w, dilation, stride, out_w, slices):
-        size = stop - start
-        target = out[start:stop]
-        for row in range(k_h):
-            shift = row * dilation[0] * out_w
-            samples = cols[:, :, shift : shift + positions].transpose(0, 1)
-            w_row = w_rows[row].expand(largest, -1, -1)[:size]
-            if row:
-                target.baddbmm_(w_row, samples)
-            elif bias_column is None:
-                torch.bmm(w_row, samples, out=target)
-            else:
-                torch.baddbmm(bias_column, w_row, samples, out=target)
-
-
-def channels_first_gradient(g: torch.Tensor, groups: int, start: int, stop: int) -> torch.Tensor:
-    """Samples ``start:stop`` of the output gradient ``g`` (N, O, L) channels-first, (G, O/G, n*L),
-    copied into a work buffer (a slice's: it is read while still in cache)."""
-    out_channels, positions = g.shape[1:]
-    block = scratch("output gradient", (stop - start) * out_channels * positions, g)
-    block = block.view(out_channels, stop - start, positions).copy_(g[start:stop].transpose(0, 1))
-    return block.view(groups, out_channels // groups, (stop - start) * positions)
 
 
 def weight_gradient(
@@ -588,67 +502,201 @@ def weight_gradient(
     stride: tuple[int, ...],
     out_size: tuple[int, ...],
     groups: int,
-    slices: Slices,
 ) -> torch.Tensor:
-    """``dL/dw`` from the output gradient ``g`` (N, O, L): the sum over slices of
+    """``dL/dw`` of ``correlate`` from the output gradient ``g`` (N, O, L): the sum over slices of
     ``g[slice] @ cols.T``, the columns rebuilt from ``x`` one slice at a time."""
-    out_channels, _, *kernel = weight_shape
-    kernel = tuple(kernel)
-    if use_row_shift(x, groups, kernel, stride, out_size):
-        return _weight_gradient_row_shifted(x, pads, g, weight_shape, dilation, stride, out_size)
-    if use_channels_last(x, groups, out_size):
-        grad = g.new_zeros(out_channels, math.prod(weight_shape[1:]))
-        for start, stop, cols in channels_last_columns(x, pads, kernel, dilation, stride, out_size, slices):
-            grad.addmm_(channels_first_gradient(g, 1, start, stop)[0], cols)
-        nd = len(kernel)
-        return grad.view(out_channels, *kernel, -1).permute(0, nd + 1, *range(1, nd + 1)).contiguous()
-    grad = g.new_zeros(groups, out_channels // groups, math.prod(weight_shape[1:]))
-    # oneDNN's g @ cols.T for large products (10-30% less time than MKL's for ResNet-20's
-    # layers), MKL's for small ones (LeNet-5's: 10-20% more time with oneDNN).
-    onednn = groups == 1 and math.prod(weight_shape) * g.shape[2] >= PER_SAMPLE_PRODUCT_FROM
-    for start, stop, cols in channels_first_columns(x, pads, kernel, dilation, stride, out_size, slices):
-        g_t = channels_first_gradient(g, groups, start, stop)
-        cols = cols.view(groups, -1, g_t.shape[2])
-        if onednn:
-            grad[0].add_(matmul_nt(g_t[0], cols[0], None))
-        else:
-            grad.baddbmm_(g_t, cols.transpose(1, 2))
-    return grad.view(weight_shape)
+    correlation = _Correlation(x, pads, tuple(weight_shape[2:]), dilation, stride, out_size, groups)
+    return correlation.run(None, None, None, g, weight_shape[0])
 
 
-def _weight_gradient_row_shifted(
-    x: torch.Tensor,
-    pads: Pads,
-    g: torch.Tensor,
-    weight_shape: torch.Size,
-    dilation: tuple[int, ...],
-    stride: tuple[int, ...],
-    out_size: tuple[int, ...],
-) -> torch.Tensor:
-    """``weight_gradient`` of a 2-D ``x`` from row-shifted columns: kernel row ``i``'s gradient is
-    ``g_rows @ cols[:, shift_i:].T`` over a slice, where ``g_rows`` holds each sample's output
-    gradient on the padded rows' grid (zero on the rows past the output's)."""
-    n, channels = x.shape[:2]
-    out_channels, _, k_h, k_w = weight_shape
-    out_h, out_w = out_size
-    padded_h = x.shape[2] + pads[0][0] + pads[0][1]
-    positions = out_h * out_w
-    span = padded_h * out_w
-    last_shift = (k_h - 1) * dilation[0] * out_w
-    grad = g.new_zeros(k_h, out_channels, channels * k_w)
-    slices = batch_slices(n, channels * k_w * span)
-    for start, stop, cols in row_shifted_columns(x, pads, k_w, dilation, stride, out_w, slices):
-        size = stop - start
-        g_rows = scratch("output gradient", out_channels * size * span, g).view(out_channels, size, span)
-        g_rows[:, :, :positions].copy_(g[start:stop].transpose(0, 1))
-        g_rows[:, :, positions:].zero_()
-        length = size * span - last_shift
-        g_flat = g_rows.view(out_channels, size * span)[:, :length]
-        cols = cols.view(channels * k_w, size * span)
-        for row in range(k_h):
-            shift = row * dilation[0] * out_w
-            grad[row].addmm_(g_flat, cols[:, shift : shift + length].t())
-    return grad.view(k_h, out_channels, channels, k_w).permute(1, 2, 0, 3).contiguous()
+def transposed_gradients(
+    x: torch.Tensor, g: torch.Tensor, g_pads: Pads, weight: torch.Tensor, dilation: tuple[int, ...]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``dL/dx`` and ``dL/dw`` of an ungrouped stride-1 ``correlate(x, weight)`` from one set of
+    columns, those of the output gradient ``g`` (N, O, *out_size) padded by ``g_pads``.
+
+    ``dx`` is the correlation of the padded ``g`` with the flipped, transposed kernel ``v``; and
+    ``dw`` is ``v``'s gradient in that correlation for the output gradient ``x``, flipped back:
+    ``dw[o, c, k] = sum_{n, p} x[n, c, p] * g_padded[n, o, p + flip(k)]``. Building columns once
+    for both, instead of also rebuilding ``x``'s, took 4-10% off a ResNet-20 step (A/B by step
+    in one process).
+    """
+    n, channels, *size = x.shape
+    nd = len(size)
+    spatial = tuple(range(2, 2 + nd))
+    flipped = weight.flip(spatial).transpose(0, 1)
+    grad_x = x.new_empty(x.shape)
+    correlation = _Correlation(g, g_pads, tuple(weight.shape[2:]), dilation, (1,) * nd, tuple(size), 1)
+    positions = math.prod(size)
+    grad_flipped = correlation.run(
+        flipped, None, grad_x.view(n, channels, positions), x.reshape(n, channels, positions)
+    )
+    return grad_x, grad_flipped.transpose(0, 1).flip(spatial)
+
+
+def channels_first_slice(t: torch.Tensor, groups: int, start: int, stop: int) -> torch.Tensor:
+    """Samples ``start:stop`` of ``t`` (N, O, L) channels-first, (G, O/G, n*L), copied into a work
+    buffer (a slice's: it is read while still in cache)."""
+    channels, positions = t.shape[1:]
+    block = scratch("channels first", (stop - start) * channels * positions, t)
+    block = block.view(channels, stop - start, positions).copy_(t[start:stop].transpose(0, 1))
+    return block.view(groups, channels // groups, (stop - start) * positions)
+
+
+class _Correlation:
+    """The im2col columns of one correlation of ``x`` (N, C, *S), in the layout that suits it,
+    and the products that use them: ``run`` computes the output and/or the weight gradient for
+    an output gradient, a batch slice at a time, building each slice's columns once."""
+
+    __slots__ = ("x", "pads", "kernel", "dilation", "stride", "out_size", "groups", "positions")
+
+    def __init__(
+        self,
+        x: torch.Tensor,
+        pads: Pads,
+        kernel: tuple[int, ...],
+        dilation: tuple[int, ...],
+        stride: tuple[int, ...],
+        out_size: tuple[int, ...],
+        groups: int,
+    ) -> None:
+        self.x, self.pads, self.kernel, self.dilation = x, pads, kernel, dilation
+        self.stride, self.out_size, self.groups = stride, out_size, groups
+        self.positions = math.prod(out_size)
+
+    def run(
+        self,
+        weight: torch.Tensor | None,
+        bias: torch.Tensor | None,
+        out: torch.Tensor | None,
+        out_grad: torch.Tensor | None,
+        out_channels: int | None = None,
+    ) -> torch.Tensor | None:
+        """Write ``b + w @ cols`` into ``out`` (N, O, L) when ``weight`` is given; return the weight
+        gradient (O, C/G, *kernel) for ``out_grad`` (N, O, L) when that is given."""
+        out_channels = weight.shape[0] if weight is not None else out_channels
+        if use_row_shift(self.x, self.groups, self.kernel, self.stride, self.out_size):
+            return self._row_shifted(weight, bias, out, out_grad, out_channels)
+        if use_channels_last(self.x, self.groups, self.out_size):
+            return self._channels_last(weight, bias, out, out_grad, out_channels)
+        return self._channels_first(weight, bias, out, out_grad, out_channels)
+
+    def _row_shifted(self, weight, bias, out, out_grad, out_channels):
+        """One (O, C*k_w) @ (C*k_w, L) product per kernel row and sample, accumulated; kernel row
+        ``i``'s weight gradient is ``g_rows @ cols[:, shift_i:].T`` over a whole slice, where
+        ``g_rows`` holds each sample's output gradient on the padded rows' grid (zero on the rows
+        past the output's)."""
+        x, dilation, positions = self.x, self.dilation, self.positions
+        n, channels = x.shape[:2]
+        k_h, k_w = self.kernel
+        out_w = self.out_size[1]
+        span = (x.shape[2] + self.pads[0][0] + self.pads[0][1]) * out_w  # the padded rows
+        rows = channels * k_w
+        slices = batch_slices(n, rows * span)
+        largest = max((stop - start for start, stop in slices), default=0)
+        if weight is not None:
+            w_rows = weight.permute(2, 0, 1, 3).reshape(k_h, out_channels, rows).expand(largest, -1, -1, -1)
+            bias_column = None if bias is None else bias.view(1, out_channels, 1)
+        if out_grad is not None:
+            grad = x.new_zeros(k_h, out_channels, rows)
+            last_shift = (k_h - 1) * dilation[0] * out_w
+        shifts = [row * dilation[0] * out_w for row in range(k_h)]
+        for start, stop, cols in row_shifted_columns(x, self.pads, k_w, dilation, self.stride, out_w, slices):
+            size = stop - start
+            if weight is not None:
+                target = out[start:stop]
+                for row, shift in enumerate(shifts):
+                    samples = cols[:, :, shift : shift + positions].transpose(0, 1)
+                    w_row = w_rows[:size, row]
+                    if row:
+                        target.baddbmm_(w_row, samples)
+                    elif bias_column is None:
+                        torch.bmm(w_row, samples, out=target)
+                    else:
+                        torch.baddbmm(bias_column, w_row, samples, out=target)
+            if out_grad is not None:
+                g_rows = scratch("output gradient", out_channels * size * span, x).view(out_channels, size, span)
+                g_rows[:, :, :positions].copy_(out_grad[start:stop].transpose(0, 1))
+                g_rows[:, :, positions:].zero_()
+                length = size * span - last_shift
+                g_flat = g_rows.view(out_channels, size * span)[:, :length]
+                flat = cols.view(rows, size * span)
+                for row, shift in enumerate(shifts):
+                    grad[row].addmm_(g_flat, flat[:, shift : shift + length].t())
+        if out_grad is not None:
+            return grad.view(k_h, out_channels, channels, k_w).permute(1, 2, 0, 3).contiguous()
+        return None
+
+    def _channels_last(self, weight, bias, out, out_grad, out_channels):
+        """``cols @ w.T`` by oneDNN per slice, reordered into ``out``; the weight gradient
+        ``g_slice @ cols`` (position-major, reordered at the end)."""
+        kernel, positions = self.kernel, self.positions
+        slices = batch_slices(len(self.x), self.x.shape[1] * math.prod(kernel) * positions)
+        if weight is not None:
+            w = position_major(weight)
+        if out_grad is not None:
+            grad = self.x.new_zeros(out_channels, math.prod(kernel) * self.x.shape[1])
+        columns = channels_last_columns(self.x, self.pads, kernel, self.dilation, self.stride, self.out_size, slices)
+        for start, stop, cols in columns:
+            if weight is not None:
+                product = matmul_nt(cols, w, bias)
+                out[start:stop].copy_(product.view(stop - start, positions, out_channels).transpose(1, 2))
+            if out_grad is not None:
+                grad.addmm_(channels_first_slice(out_grad, 1, start, stop)[0], cols)
+        if out_grad is not None:
+            nd = len(kernel)
+            return grad.view(out_channels, *kernel, -1).permute(0, nd + 1, *range(1, nd + 1)).contiguous()
+        return None
+
+    def _channels_first(self, weight, bias, out, out_grad, out_channels):
+        """Large products one per sample, ``w (O, K) @ cols (K, L)`` straight into ``out``; small
+        ones one per slice, reordered. Weight gradients ``g @ cols.T``: oneDNN's for large
+        products (10-30% less time than MKL's for ResNet-20's layers), MKL's for small ones
+        (LeNet-5's: 10-20% more time with oneDNN)."""
+        x, groups, positions = self.x, self.groups, self.positions
+        n, channels = x.shape[:2]
+        rows = channels // groups * math.prod(self.kernel)
+        slices = batch_slices(n, channels * math.prod(self.kernel) * positions)
+        largest = max((stop - start for start, stop in slices), default=0)
+        large = groups == 1 and out_channels * rows * positions >= PER_SAMPLE_PRODUCT_FROM
+        if weight is not None:
+            w = weight.reshape(groups, out_channels // groups, rows)
+            bias_column = None if bias is None else bias.view(groups, out_channels // groups, 1)
+            if large:
+                w_samples = w[0].expand(largest, -1, -1)
+            else:
+                product_buffer = scratch("product", out_channels * largest * positions, x)
+        if out_grad is not None:
+            grad = x.new_zeros(groups, out_channels // groups, rows)
+        columns = channels_first_columns(x, self.pads, self.kernel, self.dilation, self.stride, self.out_size, slices)
+        for start, stop, cols in columns:
+            size = stop - start
+            if weight is not None and large:
+                # One product per sample, (O, K) @ (K, L), written straight into the output: no copy.
+                per_sample = cols.view(rows, size, positions).transpose(0, 1)
+                if bias_column is None:
+                    torch.bmm(w_samples[:size], per_sample, out=out[start:stop])
+                else:
+                    torch.baddbmm(bias_column, w_samples[:size], per_sample, out=out[start:stop])
+            elif weight is not None:
+                # One product for the slice, (O, K) @ (K, n*L), then reordered to (n, O, L).
+                product = product_buffer[: out_channels * size * positions].view(groups, -1, size * positions)
+                per_slice = cols.view(groups, rows, size * positions)
+                if bias_column is None:
+                    torch.bmm(w, per_slice, out=product)
+                else:
+                    torch.baddbmm(bias_column, w, per_slice, out=product)
+                out[start:stop].copy_(product.view(out_channels, size, positions).transpose(0, 1))
+            if out_grad is not None:
+                g_t = channels_first_slice(out_grad, groups, start, stop)
+                per_slice = cols.view(groups, rows, size * positions)
+                if large:
+                    grad[0].add_(matmul_nt(g_t[0], per_slice[0], None))
+                else:
+                    grad.baddbmm_(g_t, per_slice.transpose(1, 2))
+        if out_grad is not None:
+            return grad.view(out_channels, channels // groups, *self.kernel)
+        return None
 
 
 def transposed_padding(
@@ -693,7 +741,7 @@ def input_gradient_by_col2im(
     for start, stop in slices:
         size = stop - start
         grad_cols = buffer[: groups * rows * size * positions].view(groups, rows, size * positions)
-        torch.bmm(w_t, channels_first_gradient(g, groups, start, stop), out=grad_cols)
+        torch.bmm(w_t, channels_first_slice(g, groups, start, stop), out=grad_cols)
         grad_cols = grad_cols.view(channels, *kernel, size, *out_size).movedim(1 + len(kernel), 1)
         scatter(grad_cols, grad_padded[start:stop].transpose(0, 1))
     return crop(grad_padded, pads)
