@@ -98,6 +98,11 @@ def batch_slices(n: int, per_sample: int) -> list[tuple[int, int]]:
     return [(start, min(n, start + step)) for start in range(0, n, step)]
 
 
+def _largest(slices: Slices) -> int:
+    """The most samples in one of ``slices`` (0 for none)."""
+    return max((stop - start for start, stop in slices), default=0)
+
+
 def _onednn_linear():
     """torch's oneDNN matmul (``x @ w.T + b``), where this build of torch has one."""
     try:
@@ -337,7 +342,7 @@ def channels_first_columns(
     """``(start, stop, cols)`` per batch slice: cols (C, *kernel, n, *out_size), reused between slices."""
     channels = x.shape[1]
     positions = math.prod(out_size)
-    largest = max((stop - start for start, stop in slices), default=0)
+    largest = _largest(slices)
     per_sample = channels * math.prod(kernel) * positions
     buffer = scratch("columns", per_sample * largest, x)
     padded = _PaddedSlices(x, pads, largest, channels_last=False)
@@ -369,7 +374,7 @@ def row_shifted_columns(
     """
     channels = x.shape[1]
     padded_h = x.shape[2] + pads[0][0] + pads[0][1]
-    largest = max((stop - start for start, stop in slices), default=0)
+    largest = _largest(slices)
     per_sample = channels * k_w * padded_h * out_w
     buffer = scratch("columns", per_sample * largest, x)
     padded = _PaddedSlices(x, pads, largest, channels_last=False)
@@ -398,7 +403,7 @@ def channels_last_columns(
     """``(start, stop, cols)`` per batch slice: cols (n*L, *kernel * C), position-major, reused."""
     channels = x.shape[1]
     positions = math.prod(out_size)
-    largest = max((stop - start for start, stop in slices), default=0)
+    largest = _largest(slices)
     per_position = math.prod(kernel) * channels
     buffer = scratch("columns", per_position * positions * largest, x)
     padded = _PaddedSlices(x, pads, largest, channels_last=True)
@@ -593,7 +598,7 @@ class _Correlation:
         span = (x.shape[2] + self.pads[0][0] + self.pads[0][1]) * out_w  # the padded rows
         rows = channels * k_w
         slices = batch_slices(n, rows * span)
-        largest = max((stop - start for start, stop in slices), default=0)
+        largest = _largest(slices)
         if weight is not None:
             w_rows = weight.permute(2, 0, 1, 3).reshape(k_h, out_channels, rows).expand(largest, -1, -1, -1)
             bias_column = None if bias is None else bias.view(1, out_channels, 1)
@@ -657,7 +662,7 @@ class _Correlation:
         n, channels = x.shape[:2]
         rows = channels // groups * math.prod(self.kernel)
         slices = batch_slices(n, channels * math.prod(self.kernel) * positions)
-        largest = max((stop - start for start, stop in slices), default=0)
+        largest = _largest(slices)
         large = groups == 1 and out_channels * rows * positions >= PER_SAMPLE_PRODUCT_FROM
         if weight is not None:
             w = weight.reshape(groups, out_channels // groups, rows)
@@ -735,7 +740,7 @@ def input_gradient_by_col2im(
     w_t = weight.reshape(groups, out_channels // groups, rows).transpose(1, 2)
     padded_size = tuple(s + before + after for s, (before, after) in zip(x_shape[2:], pads, strict=True))
     grad_padded = g.new_zeros(n, channels, *padded_size)
-    largest = max((stop - start for start, stop in slices), default=0)
+    largest = _largest(slices)
     buffer = scratch("columns", groups * rows * largest * positions, g)
     scatter = Col2im(kernel, dilation, stride, out_size, padded_size)
     for start, stop in slices:
