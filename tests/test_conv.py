@@ -133,6 +133,16 @@ def test_row_shifted_columns_match_torch(monkeypatch, nd, batch, c_in, c_out, si
     compare_conv(nd, conv_inputs(nd, 3 if batch else batch, c_in, c_out, size, kernel, groups), **kwargs)
 
 
+def test_row_shifted_conv_over_unequal_slices_matches_torch(monkeypatch):
+    """Slices of 2, 2 and 1 samples, forward and backward (C_out = C_in: the output gradient's
+    columns are sliced alike): the views taken once per slice size stay right."""
+    monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 1)
+    rows, padded_rows = 3 * 3, (6 + 2) * 6  # C * k_w, H_padded * W_out
+    monkeypatch.setattr(columns, "CHUNK_ELEMENTS", 2 * rows * padded_rows)
+    assert columns.batch_slices(5, rows * padded_rows) == [(0, 2), (2, 4), (4, 5)]
+    compare_conv(2, conv_inputs(2, 5, 3, 3, (6, 6), 3, 1), padding=1)
+
+
 def test_row_shifted_conv_gradcheck(monkeypatch):
     monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 1)
     inputs = [mt.tensor(t, requires_grad=True) for t in conv_inputs(2, 2, 2, 3, (5, 4), (3, 2), 1)]

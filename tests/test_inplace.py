@@ -354,6 +354,15 @@ def test_recorded_inplace_on_a_view_updates_the_gradient_of_its_base():
     compare_with_torch(run, run, [torch.ones(2, 3, dtype=torch.float64)])
 
 
+def test_inplace_on_a_view_names_nodes_as_torch():
+    for lib in (mt, torch):
+        y = lib.ones(2, 3, requires_grad=True) * 1
+        early = y[1]
+        y[0].mul_(2)
+        assert type(y.grad_fn).__name__ == "CopySlices"
+        assert type(early.grad_fn).__name__ == "AsStridedBackward0"
+
+
 def test_inplace_on_a_view_of_a_leaf_that_requires_grad_raises():
     x = mt.ones(2, 3, requires_grad=True)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
@@ -375,12 +384,28 @@ VIEW_INPLACE = {
     "copy into a view": lambda x: _set(x * 1, lambda y: y[:, 0].copy_(x[:, 2].sin())),
     "twice, then the view is used": lambda x: _twice(x),
     "base without grad": lambda x: _set(x.detach() * 0, lambda y: y[1:3].add_(x[1:3] ** 2)),
+    # Views taken before the in-place op see its values, and get the matching history.
+    "an earlier overlapping view": lambda x: _earlier_view(x * 1, lambda y: y[0:2], lambda y: y[0].mul_(2)),
+    "an earlier disjoint view": lambda x: _earlier_view(x * 1, lambda y: y[3], lambda y: y[0].mul_(x[1])),
+    "an earlier view, in-place on the base": lambda x: _earlier_view(x * 1, lambda y: y.t()[1], lambda y: y.mul_(x)),
+    "an earlier view of a view": lambda x: _earlier_view(
+        x * 1, lambda y: y[1:].view(9)[2:5], lambda y: y[:, 2].add_(x[:, 0].exp())
+    ),
+    "an earlier view, base without grad": lambda x: _earlier_view(
+        x.detach() * 0, lambda y: y[1:3], lambda y: y[1].add_(x[1] ** 2)
+    ),
 }
 
 
 def _set(y, inplace):
     inplace(y)
     return y
+
+
+def _earlier_view(y, take_view, inplace):
+    view = take_view(y)
+    inplace(y)
+    return y, view * view
 
 
 def _twice(x):

@@ -147,3 +147,20 @@ def test_inplace_on_a_view_leaves_nothing_behind():
     y[0].add_(1)
     del y  # dropped without backward
     assert live_nodes() == 0
+
+
+def test_views_taken_before_an_inplace_op_leave_nothing_behind():
+    """The base's weak list of its views (to regenerate their histories) creates no cycle."""
+    x = mt.randn(4, 3, requires_grad=True)
+    y = x * 1
+    views = [y[0:2], y.t()[1], y.view(12)[3:7]]
+    y[0].mul_(2)  # every earlier view becomes a region of y's new history
+    sum(v.sum() for v in views).backward()
+    del y, views
+    assert live_nodes() == 0
+    assert mt.autograd.current_graph().num_nodes() == 0
+    y = x * 1
+    early = y[1:]
+    y.add_(1)
+    del y, early  # dropped without backward
+    assert live_nodes() == 0

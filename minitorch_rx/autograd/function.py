@@ -228,6 +228,8 @@ class Function:
 
     #: The name its nodes take, when not the class's own (``ConstantOp``s record as the op they specialize).
     _recorded_as: str | None = None
+    #: Its nodes' whole name, for the one PyTorch names without "Backward0" (``CopySlices``).
+    _node_name: str | None = None
     #: Slots of its nodes beyond ``Node``'s.
     _node_slots: tuple[str, ...] = ()
     #: Whether the gradient of its (one) input is its output's gradient unchanged: the backward
@@ -237,7 +239,7 @@ class Function:
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         builtin = cls.__module__.startswith("minitorch_rx.")
-        name = (cls._recorded_as or cls.__name__) + ("Backward0" if builtin else "Backward")
+        name = cls._node_name or (cls._recorded_as or cls.__name__) + ("Backward0" if builtin else "Backward")
         namespace = {
             "__slots__": cls._node_slots,
             "_function": cls,

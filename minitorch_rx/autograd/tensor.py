@@ -43,8 +43,20 @@ class Tensor:
     """
 
     # ``_view_base`` is set only on views made by shape ops (``ops/shape.py``): the tensor whose
-    # memory they view; read with getattr(t, "_view_base", None).
-    __slots__ = ("data", "_node", "_requires_grad", "_grad", "_out_nr", "_acc", "_hooks", "_view_base", "__weakref__")
+    # memory they view; ``_views`` only on such bases: weak references to those views
+    # (``ops/inplace.py``). Read both with getattr(t, name, None).
+    __slots__ = (
+        "data",
+        "_node",
+        "_requires_grad",
+        "_grad",
+        "_out_nr",
+        "_acc",
+        "_hooks",
+        "_view_base",
+        "_views",
+        "__weakref__",
+    )
 
     # ``x.__array_priority__`` makes numpy defer ``ndarray + Tensor`` to ``Tensor.__radd__``.
     __array_priority__ = 1000

@@ -5,11 +5,14 @@ backward), and the tensor's history moves to the new node, as in PyTorch.
 
 On a view (``ops/shape.py`` notes which tensor a view's memory belongs to) the base's history
 moves too, as PyTorch's CopySlices: the base becomes "the old base with the view's region
-replaced by the result", and the view becomes that region of the new base. Other views taken
-of the base earlier keep their old history (PyTorch regenerates theirs)."""
+replaced by the result", and the view becomes that region of the new base. The base's other
+live views (it holds weak references to them) become their regions of the new base as well, as
+PyTorch regenerates a view's history when its base's version changed: their values changed
+with the base's memory."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 import torch
@@ -52,6 +55,41 @@ def _view_base(t: Tensor) -> Tensor | None:
     return base if t.data._base is memory else None
 
 
+def register_view(base: Tensor, view: Tensor) -> None:
+    """Remember ``view`` (weakly: no reference cycle) as one of ``base``'s views, whose histories
+    an in-place op on ``base`` or on another of its views rewrites."""
+    views = getattr(base, "_views", None)
+    if views is None:
+        base._views = [weakref.ref(view)]
+        return
+    count = len(views)
+    if count >= 8 and count & (count - 1) == 0:  # at each power of two: dead ones out, O(1) amortized
+        views[:] = [ref for ref in views if ref() is not None]
+    views.append(weakref.ref(view))
+
+
+def _region_of(view: torch.Tensor, base: torch.Tensor) -> tuple:
+    """``view``'s place in ``base``'s memory: size, stride and offset from the base's start."""
+    return view.shape, view.stride(), view.storage_offset() - base.storage_offset()
+
+
+def _regenerate_views(base: Tensor, done: Tensor | None) -> None:
+    """Give each live view of ``base`` (but ``done``) its region of ``base``'s new history."""
+    views = getattr(base, "_views", None)
+    if not views:
+        return
+    alive = []
+    for ref in views:
+        view = ref()
+        if view is None:
+            continue
+        alive.append(ref)
+        if view is not done and _view_base(view) is base:
+            new_view = AsStrided.apply(base, _region_of(view.data, base.data))
+            view._node, view._out_nr, view._requires_grad = new_view._node, 0, new_view._requires_grad
+    views[:] = alive
+
+
 def rebase(target: Tensor, result: Tensor) -> Tensor:
     """Make ``target`` hold ``result``'s values (in place) and its history."""
     data = target.data
@@ -75,6 +113,7 @@ def rebase(target: Tensor, result: Tensor) -> Tensor:
     target._node = node
     target._out_nr = result._out_nr
     target._requires_grad = node is not None
+    _regenerate_views(target, None)
     return target
 
 
@@ -84,11 +123,12 @@ def _rebase_view(view: Tensor, base: Tensor, result: Tensor) -> Tensor:
     data = view.data
     if torch._debug_has_internal_overlap(data) == 1:  # an expanded view: one element in several places
         raise RuntimeError(OVERLAP_MESSAGE)
-    region = (data.shape, data.stride(), data.storage_offset() - base.data.storage_offset())
+    region = _region_of(data, base.data)
     new_base = CopySlices.apply(base, result, region)
     base._node, base._out_nr, base._requires_grad = new_base._node, 0, True
     new_view = AsStrided.apply(base, region)
     view._node, view._out_nr, view._requires_grad = new_view._node, 0, True
+    _regenerate_views(base, view)
     return view
 
 
@@ -109,6 +149,8 @@ class CopySlices(Function):
     """The base after an in-place op on its view: its values with the view's ``region`` (size,
     stride, offset from the base's start) replaced by ``values``. Forward writes them into the
     base's memory itself and returns it."""
+
+    _node_name = "CopySlices"
 
     @staticmethod
     def forward(ctx, base, values, region):

@@ -8,6 +8,7 @@ from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, not_a_tensor
 from .dims import normalize_dim
+from .inplace import register_view
 
 
 class _ShapeOnly(Function):
@@ -179,6 +180,7 @@ def _viewing(out: Tensor, input: Tensor) -> Tensor:
             root = input
         if base is root.data or base is root.data._base:
             out._view_base = root
+            register_view(root, out)
     return out
 
 
