@@ -7,6 +7,7 @@ what the wall-time ratio would be on an idle one; both are reported.
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections.abc import Callable
@@ -26,17 +27,36 @@ class Timing:
     ours_cpu: float
     theirs_cpu: float
     cpu_ratio: float
+    repeat: int  # calls per timed sample
+
+
+#: With ``repeat=None``, each timed sample makes enough calls of its case to last about this long
+#: (at the slowest case's speed): one 1 ms MLP step varies 2x on this machine, 200 of them do not.
+SAMPLE_SECONDS = 0.2
+
+
+def _calibrated_repeat(cases: dict[str, Callable[[], object]]) -> int:
+    """Calls per sample for ``SAMPLE_SECONDS``, from one timed call of each (warm) case."""
+    slowest = 0.0
+    for fn in cases.values():
+        start = time.perf_counter()
+        fn()
+        slowest = max(slowest, time.perf_counter() - start)
+    return max(1, math.ceil(SAMPLE_SECONDS / slowest))
 
 
 def _samples(
-    cases: dict[str, Callable[[], object]], rounds: int, repeat: int, warmup: int
-) -> dict[str, list[tuple[float, float]]]:
-    """(wall, CPU) seconds per call of each case in every round. The cases run in turn within a
-    round (in reversed order every other round), so that machine noise hits them alike."""
+    cases: dict[str, Callable[[], object]], rounds: int, repeat: int | None, warmup: int
+) -> tuple[dict[str, list[tuple[float, float]]], int]:
+    """(wall, CPU) seconds per call of each case in every round, and the calls per sample
+    (``repeat``, or calibrated when None). The cases run in turn within a round (in reversed
+    order every other round), so that machine noise hits them alike."""
     torch.set_num_threads(1)
     for _ in range(warmup):
         for fn in cases.values():
             fn()
+    if repeat is None:
+        repeat = _calibrated_repeat(cases)
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
     order = list(cases.items())
     for round_nr in range(rounds):
@@ -45,22 +65,26 @@ def _samples(
             for _ in range(repeat):
                 fn()
             samples[name].append(((time.perf_counter() - wall) / repeat, (time.thread_time() - cpu) / repeat))
-    return samples
+    return samples, repeat
 
 
 def interleaved(
-    cases: dict[str, Callable[[], object]], rounds: int = 9, repeat: int = 1, warmup: int = 2
+    cases: dict[str, Callable[[], object]], rounds: int = 9, repeat: int | None = None, warmup: int = 2
 ) -> dict[str, float]:
     """Median wall seconds per call of each case over interleaved rounds."""
-    samples = _samples(cases, rounds, repeat, warmup)
+    samples, _ = _samples(cases, rounds, repeat, warmup)
     return {name: statistics.median(wall for wall, _ in times) for name, times in samples.items()}
 
 
 def compare(
-    ours: Callable[[], object], theirs: Callable[[], object], rounds: int = 9, repeat: int = 1, warmup: int = 2
+    ours: Callable[[], object],
+    theirs: Callable[[], object],
+    rounds: int = 9,
+    repeat: int | None = None,
+    warmup: int = 2,
 ) -> Timing:
     """Ours against a reference, interleaved round by round."""
-    samples = _samples({"ours": ours, "theirs": theirs}, rounds, repeat, warmup)
+    samples, repeat = _samples({"ours": ours, "theirs": theirs}, rounds, repeat, warmup)
     a, b = samples["ours"], samples["theirs"]
     return Timing(
         ours=statistics.median(wall for wall, _ in a),
@@ -69,6 +93,7 @@ def compare(
         ours_cpu=statistics.median(cpu for _, cpu in a),
         theirs_cpu=statistics.median(cpu for _, cpu in b),
         cpu_ratio=statistics.median(x[1] / y[1] for x, y in zip(a, b, strict=True)),
+        repeat=repeat,
     )
 
 

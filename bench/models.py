@@ -3,7 +3,10 @@
 Each case builds a minitorch_rx model and a torch twin with the same state dict, then times one
 SGD step (zero_grad, forward, cross entropy, backward, step) of both, interleaved round by round.
 
-    python -m bench.models [--rounds 9] [--reps 3] [--only mlp,lenet5,lenet5-im2col,resnet20]
+    python -m bench.models [--rounds 9] [--reps N] [--only mlp,lenet5,lenet5-im2col,resnet20]
+
+Without ``--reps``, each timed sample runs steps for about 0.2 s (one ResNet-20 step, 200 MLP
+steps): single millisecond steps vary 2x on a shared machine.
 
 Cases (bars of issue 7):
 - ``mlp``: MLP 784-128-10, batch 64, SGD, against torch.nn (at most 1.0x).
@@ -205,7 +208,7 @@ def training_steps(
 
 
 def run(
-    names: list[str] | None = None, rounds: int = 9, reps: int = 3, size: int | None = None
+    names: list[str] | None = None, rounds: int = 9, reps: int | None = None, size: int | None = None
 ) -> list[tuple[str, Timing]]:
     """(label, timing against torch) for each case; ``size`` overrides the batch size."""
     rows = []
@@ -219,11 +222,12 @@ def run(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=None, help="steps per timed sample (default: about 0.2 s)")
     parser.add_argument("--only", default=",".join(CASES), help="comma-separated: " + ", ".join(CASES))
     args = parser.parse_args()
     rows = run(args.only.split(","), args.rounds, args.reps)
-    print_table(f"training steps, 1 thread, median of {args.rounds} rounds x {args.reps} steps", rows)
+    steps = ", ".join(f"{timing.repeat}" for _, timing in rows)
+    print_table(f"training steps, 1 thread, median of {args.rounds} rounds x ({steps}) steps", rows)
 
 
 if __name__ == "__main__":

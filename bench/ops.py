@@ -44,6 +44,7 @@ def run(n_ops: int = 1000, rounds: int = 15) -> list[tuple[str, Timing]]:
         timing.ours_cpu / n_ops,
         timing.theirs_cpu / n_ops,
         timing.cpu_ratio,
+        timing.repeat,
     )
     return [(f"{n_ops}-op elementwise chain (per op)", per_op)]
 

@@ -54,7 +54,7 @@ def _model_rows(quick: bool) -> list[Row]:
     if quick:
         cases = (("mlp", 16), ("lenet5-im2col", 8), ("lenet5", 8), ("resnet20", 4))
     for name, size in cases:
-        rounds, reps = (3, 1) if quick else ((7, 1) if name == "resnet20" else (15, 3))
+        rounds, reps = (3, 1) if quick else ((9, None) if name == "resnet20" else (15, None))
         ((label, timing),) = models.run([name], rounds, reps, size)
         rows.append(
             Row(
