@@ -73,8 +73,8 @@ def _region_of(view: torch.Tensor, base: torch.Tensor) -> tuple:
     return view.shape, view.stride(), view.storage_offset() - base.storage_offset()
 
 
-def _regenerate_views(base: Tensor, done: Tensor | None) -> None:
-    """Give each live view of ``base`` (but ``done``) its region of ``base``'s new history."""
+def _regenerate_views(base: Tensor) -> None:
+    """Give each live view of ``base`` its region of ``base``'s new history."""
     views = getattr(base, "_views", None)
     if not views:
         return
@@ -84,7 +84,7 @@ def _regenerate_views(base: Tensor, done: Tensor | None) -> None:
         if view is None:
             continue
         alive.append(ref)
-        if view is not done and _view_base(view) is base:
+        if _view_base(view) is base:
             new_view = AsStrided.apply(base, _region_of(view.data, base.data))
             view._node, view._out_nr, view._requires_grad = new_view._node, 0, new_view._requires_grad
     views[:] = alive
@@ -113,7 +113,7 @@ def rebase(target: Tensor, result: Tensor) -> Tensor:
     target._node = node
     target._out_nr = result._out_nr
     target._requires_grad = node is not None
-    _regenerate_views(target, None)
+    _regenerate_views(target)
     return target
 
 
@@ -123,12 +123,9 @@ def _rebase_view(view: Tensor, base: Tensor, result: Tensor) -> Tensor:
     data = view.data
     if torch._debug_has_internal_overlap(data) == 1:  # an expanded view: one element in several places
         raise RuntimeError(OVERLAP_MESSAGE)
-    region = _region_of(data, base.data)
-    new_base = CopySlices.apply(base, result, region)
+    new_base = CopySlices.apply(base, result, _region_of(data, base.data))
     base._node, base._out_nr, base._requires_grad = new_base._node, 0, True
-    new_view = AsStrided.apply(base, region)
-    view._node, view._out_nr, view._requires_grad = new_view._node, 0, True
-    _regenerate_views(base, view)
+    _regenerate_views(base)  # ``view`` among them
     return view
 
 
