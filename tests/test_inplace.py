@@ -467,3 +467,66 @@ GRADCHECKS = {
 @pytest.mark.parametrize("name", GRADCHECKS)
 def test_gradcheck_passes(name):
     assert mt.autograd.gradcheck(GRADCHECKS[name], [_small(2, 3), _small(3, seed=1)])
+
+
+# ------------------------------------------------------------------ generated sequences of views and in-place ops
+#: name -> a view of the (4, 3) base
+VIEWS = {
+    "row 1": lambda t: t[1],
+    "rows 0-1": lambda t: t[0:2],
+    "column 2": lambda t: t[:, 2],
+    "transposed": lambda t: t.t(),
+    "flat 2-8": lambda t: t.reshape(12)[2:8],
+    "unsqueezed row 3": lambda t: t[3].unsqueeze(0),
+}
+#: name -> a view of a view: of a 2-D one (any shape), or ``t[1:]`` of a 1-D one
+VIEWS_OF_VIEWS = {
+    "first row": lambda t: t[0] if t.dim() == 2 else t[1:],
+    "last column": lambda t: t[:, -1] if t.dim() == 2 else t[1:],
+    "transposed": lambda t: t.t() if t.dim() == 2 else t[1:],
+}
+#: name -> an in-place op on ``target`` that reads the input ``x`` (same code on mt and torch)
+INPLACE_ON_VIEWS = {
+    "mul_ by x": lambda target, x: target.mul_(x[0, 0] + 1.5),
+    "add_ sin(x)": lambda target, x: target.add_(x.flatten()[: target.shape[-1]].sin()),
+    "clamp_": lambda target, x: target.clamp_(-0.4, 0.6),
+    "copy_ of x": lambda target, x: target.copy_(x.flatten()[12 - target.shape[-1] :] * 2),
+}
+
+
+@st.composite
+def view_programs(draw):
+    """Views taken (of the base, or of an earlier view) and in-place ops (on the base or on a
+    view), interleaved: (kind, index of the tensor acted on (-1: the base), name)."""
+    steps = []
+    n_views = 0
+    for _ in range(draw(st.integers(2, 7))):
+        acted_on = draw(st.integers(-1, n_views - 1))
+        if n_views and draw(st.booleans()):
+            steps.append(("inplace", acted_on, draw(st.sampled_from(sorted(INPLACE_ON_VIEWS)))))
+        else:
+            names = VIEWS if acted_on < 0 else VIEWS_OF_VIEWS
+            steps.append(("view", acted_on, draw(st.sampled_from(sorted(names)))))
+            n_views += 1
+    return steps
+
+
+def _run_program(steps, x):
+    base = x * 1
+    views = []
+    for kind, index, name in steps:
+        holder = base if index < 0 else views[index]
+        if kind == "inplace":
+            INPLACE_ON_VIEWS[name](holder, x)
+        else:
+            views.append((VIEWS if index < 0 else VIEWS_OF_VIEWS)[name](holder))
+    return (base, *(v * v for v in views))
+
+
+@FUZZ
+@given(view_programs())
+def test_generated_views_and_inplace_ops_match_torch(steps):
+    """Every view, taken before or after in-place ops on its base or on other views, gives
+    torch.autograd's values and gradients."""
+    x = torch.linspace(-1, 1, 12, dtype=torch.float64).view(4, 3)
+    compare_with_torch(lambda t: _run_program(steps, t), lambda t: _run_program(steps, t), [x])
