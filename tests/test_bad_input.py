@@ -189,6 +189,24 @@ CASES = [
         "torch.clamp: At least one of 'min' or 'max' must not be None",
     ),
     case(
+        "Tensor.__add__", "a string", lambda: x(3) + "a", TypeError, "unsupported operand type for a Tensor op: 'str'"
+    ),
+    case(
+        "Tensor.__sub__",
+        "non-broadcastable shapes",
+        lambda: x(3) - x(4),
+        RuntimeError,
+        "The size of tensor a (3) must match the size of tensor b (4)",
+    ),
+    case("Tensor.__mul__", "a list", lambda: x(3) * [1], TypeError, "unsupported operand type for a Tensor op: 'list'"),
+    case(
+        "Tensor.__truediv__",
+        "None",
+        lambda: x(3) / None,
+        TypeError,
+        "unsupported operand type for a Tensor op: 'NoneType'",
+    ),
+    case(
         "Tensor.__radd__", "a string", lambda: "a" + x(3), TypeError, "unsupported operand type for a Tensor op: 'str'"
     ),
     case(

@@ -124,6 +124,23 @@ class DivConstant(ConstantOp):
 _WITH_CONSTANT = {Add: AddConstant, Sub: SubConstant, Mul: MulConstant, Div: DivConstant}
 
 
+def operator(fn: type[Function], name: str):
+    """The Tensor method ``name`` (``__add__``, ...) of ``fn``: ``binary`` with its hot path, a
+    cached constant operand, inlined (one frame fewer per ``x * 2.0``: 4% of the op chain)."""
+    with_constant = _WITH_CONSTANT[fn]
+
+    def method(self: Tensor, other) -> Tensor:
+        kind = type(other)
+        if kind is float or kind is int:
+            constant = _constants.get((other, self.data.dtype))
+            if constant is not None:
+                return with_constant.apply(self, constant)
+        return binary(fn, self, other)
+
+    method.__name__ = name
+    return method
+
+
 class Neg(Function):
     @staticmethod
     def forward(ctx, x):
