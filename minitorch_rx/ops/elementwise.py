@@ -124,7 +124,7 @@ class DivConstant(ConstantOp):
 _WITH_CONSTANT = {Add: AddConstant, Sub: SubConstant, Mul: MulConstant, Div: DivConstant}
 
 
-def operator(fn: type[Function], name: str):
+def operator_method(fn: type[Function], name: str):
     """The Tensor method ``name`` (``__add__``, ...) of ``fn``: ``binary`` with its hot path, a
     cached constant operand, inlined (one frame fewer per ``x * 2.0``: 4% of the op chain)."""
     with_constant = _WITH_CONSTANT[fn]
