@@ -31,7 +31,7 @@ class Timing:
 
 
 #: With ``repeat=None``, each timed sample makes enough calls of its case to last about this long
-#: (at the slowest case's speed): one 1 ms MLP step varies 2x on this machine, 200 of them do not.
+#: (at the slowest case's speed): one 1 ms MLP step varies 2x on this machine, 150 of them do not.
 SAMPLE_SECONDS = 0.2
 
 

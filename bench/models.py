@@ -5,7 +5,7 @@ SGD step (zero_grad, forward, cross entropy, backward, step) of both, interleave
 
     python -m bench.models [--rounds 9] [--reps N] [--only mlp,lenet5,lenet5-im2col,resnet20]
 
-Without ``--reps``, each timed sample runs steps for about 0.2 s (one ResNet-20 step, 200 MLP
+Without ``--reps``, each timed sample runs steps for about 0.2 s (one ResNet-20 step, some 150 MLP
 steps): single millisecond steps vary 2x on a shared machine.
 
 Cases (bars of issue 7):

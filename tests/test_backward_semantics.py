@@ -347,7 +347,7 @@ def test_a_buffer_is_summed_in_place_only_when_nothing_else_sees_it():
     class Slot:
         pass
 
-    def summed_in_place(buffer, g=None, keep=None):
+    def summed_in_place(buffer, g=None):
         slot = Slot()
         slot.grad = buffer
         del buffer

@@ -135,7 +135,7 @@ def test_row_shifted_columns_match_torch(monkeypatch, nd, batch, c_in, c_out, si
 
 def test_row_shifted_conv_over_unequal_slices_matches_torch(monkeypatch):
     """Slices of 2, 2 and 1 samples, forward and backward (C_out = C_in: the output gradient's
-    columns are sliced alike): the views taken once per slice size stay right."""
+    columns are sliced alike): a smaller last slice reuses the one columns buffer correctly."""
     monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 1)
     rows, padded_rows = 3 * 3, (6 + 2) * 6  # C * k_w, H_padded * W_out
     monkeypatch.setattr(columns, "CHUNK_ELEMENTS", 2 * rows * padded_rows)
