@@ -17,7 +17,7 @@ def _leaf(data: torch.Tensor, requires_grad: bool) -> Tensor:
 def tensor(data, requires_grad: bool = False, dtype: torch.dtype | None = None, device=None) -> Tensor:
     """A new leaf holding a copy of ``data`` (nested lists, numbers, numpy arrays or tensors)."""
     if isinstance(data, Tensor):
-        data = data.data
+        data = data._data
     if isinstance(data, torch.Tensor):
         copied = data.detach().to(device=device, dtype=dtype, copy=True)
     else:
@@ -86,7 +86,7 @@ def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad: bo
 
 
 def _like(fill, t: Tensor, dtype, device, requires_grad: bool) -> Tensor:
-    data = t.data if isinstance(t, Tensor) else t
+    data = t._data if isinstance(t, Tensor) else t
     return _leaf(fill(data, dtype=dtype, device=device), requires_grad)
 
 
@@ -111,5 +111,5 @@ def randn_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) 
 
 
 def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    data = t.data if isinstance(t, Tensor) else t
+    data = t._data if isinstance(t, Tensor) else t
     return _leaf(torch.full_like(data, fill_value, dtype=dtype, device=device), requires_grad)

@@ -29,7 +29,7 @@ class CheckpointError(RuntimeError):
 
 def _encode(obj: Any) -> Any:
     if isinstance(obj, Tensor):
-        return {_TAG: obj.data.detach()}
+        return {_TAG: obj._data.detach()}
     if isinstance(obj, dict):
         encoded = {k: _encode(v) for k, v in obj.items()}
         return encoded if type(obj) is dict else type(obj)(encoded)

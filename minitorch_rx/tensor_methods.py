@@ -14,7 +14,7 @@ from .ops import activation, elementwise, inplace, linalg, reduce, shape
 
 def _compare(torch_op):
     def compare(self: Tensor, other) -> Tensor:
-        return Tensor._make(torch_op(self.data, other.data if isinstance(other, Tensor) else other), None)
+        return Tensor._make(torch_op(self._data, other._data if isinstance(other, Tensor) else other), None)
 
     compare.__name__ = torch_op.__name__
     return compare
@@ -41,9 +41,9 @@ def _where(self: Tensor, condition, other) -> Tensor:
 
 
 def _transposed(self: Tensor) -> Tensor:
-    if self.data.dim() <= 2:
+    if self._data.dim() <= 2:
         return shape.t(self)
-    return shape.permute(self, tuple(reversed(range(self.data.dim()))))
+    return shape.permute(self, tuple(reversed(range(self._data.dim()))))
 
 
 METHODS = {

@@ -854,6 +854,13 @@ CASES = [
         "you can only change requires_grad flags of leaf variables.",
     ),
     case(
+        "Tensor.data",
+        "a list",
+        lambda: setattr(leaf(3), "data", [1.0]),
+        TypeError,
+        "data must be a Tensor, got list",
+    ),
+    case(
         "Tensor.grad",
         "a gradient of another shape",
         lambda: setattr(leaf(3), "grad", x(4)),

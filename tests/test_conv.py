@@ -147,7 +147,7 @@ def test_row_shifted_conv_gradcheck(monkeypatch):
     monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 1)
     inputs = [mt.tensor(t, requires_grad=True) for t in conv_inputs(2, 2, 2, 3, (5, 4), (3, 2), 1)]
     conv = lambda x, w, b: C.conv2d(x, w, b, padding=(2, 1), dilation=(2, 1), stride=(1, 2))  # noqa: E731
-    assert columns.use_row_shift(inputs[0].data, 1, (3, 2), (1, 2), (3, 2))
+    assert columns.use_row_shift(inputs[0].torch(), 1, (3, 2), (1, 2), (3, 2))
     assert mt.autograd.gradcheck(conv, inputs)
 
 

@@ -109,11 +109,11 @@ def _train(model: nn.Module, batches) -> None:
 
 
 def _state(module: nn.Module) -> dict[str, torch.Tensor]:
-    return {name: value.data.clone() for name, value in module.state_dict().items()}
+    return {name: value.torch().clone() for name, value in module.state_dict().items()}
 
 
 def _grads(module: nn.Module) -> dict[str, torch.Tensor | None]:
-    return {name: None if p.grad is None else p.grad.data.clone() for name, p in module.named_parameters()}
+    return {name: None if p.grad is None else p.grad.torch().clone() for name, p in module.named_parameters()}
 
 
 def _assert_close(ours: dict, expected: dict, atol: float = 1e-5) -> None:
@@ -182,10 +182,10 @@ def _unused_worker(rank: int, out: Path) -> None:
 def _buffers_worker(rank: int, out: Path) -> None:
     mt.manual_seed(rank)
     net = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2))
-    net[1].running_mean.data.fill_(rank + 1.0)
+    net[1].running_mean.torch().fill_(rank + 1.0)
     model = DistributedDataParallel(net)
     built = _state(model.module)
-    net[1].running_var.data.fill_(rank + 5.0)  # diverges after construction...
+    net[1].running_var.torch().fill_(rank + 5.0)  # diverges after construction...
     model.eval()
     with mt.no_grad():
         model(mt.randn(2, 1, 6, 6))  # ...and is overwritten by rank 0's before this forward

@@ -112,21 +112,21 @@ def _roots_and_grads(tensors, grad_tensors):
         if not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         if g is None:
-            if t.data.numel() != 1:
+            if t._data.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not t.data.is_floating_point():
+            if not t._data.is_floating_point():
                 raise RuntimeError(
-                    f"grad can be implicitly created only for real scalar outputs but got {t.data.dtype}"
+                    f"grad can be implicitly created only for real scalar outputs but got {t._data.dtype}"
                 )
-            g = torch.ones_like(t.data)
+            g = torch.ones_like(t._data)
         else:
-            g = g.data if isinstance(g, Tensor) else g
+            g = g._data if isinstance(g, Tensor) else g
             if not isinstance(g, torch.Tensor):
                 raise TypeError(f"gradient must be a Tensor or None, got {type(g).__name__}")
-            if g.shape != t.data.shape:
+            if g.shape != t._data.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
-                    f"has a shape of {t.data.shape}."
+                    f"has a shape of {t._data.shape}."
                 )
         node = t._node
         if node is None:
@@ -350,7 +350,7 @@ def _accumulate(acc: AccumulateGrad, g: torch.Tensor) -> None:
             g = g.clone()
         t._grad = Tensor._make(g, None)
     else:
-        t._grad.data.add_(g)
+        t._grad._data.add_(g)
     if t._hooks is not None:
         for hook in t._hooks:
             hook(t)
@@ -364,7 +364,7 @@ def _store_retained(node: Node, grad) -> None:
         g = grad if node._n_outputs == 1 else grad[t._out_nr]
         if g is None:
             continue
-        t._grad = Tensor._make(g.clone(), None) if t._grad is None else Tensor._make(t._grad.data + g, None)
+        t._grad = Tensor._make(g.clone(), None) if t._grad is None else Tensor._make(t._grad._data + g, None)
 
 
 def _capture(node: Node, grad, capture) -> None:

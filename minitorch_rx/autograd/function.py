@@ -138,7 +138,7 @@ def _owner_description(t: torch.Tensor) -> str:
     import gc
 
     for owner in gc.get_referrers(t):
-        if isinstance(owner, Tensor) and owner.data is t:
+        if isinstance(owner, Tensor) and owner._data is t:
             if owner._node is None:
                 return ""
             return f", which is output {owner._out_nr} of {type(owner._node).__name__}"
@@ -167,7 +167,7 @@ class AccumulateGrad(Node):
 
     def label(self) -> str:
         t = self.variable()
-        shape = "" if t is None else f"\\n{list(t.data.shape)}"
+        shape = "" if t is None else f"\\n{list(t._data.shape)}"
         return f"AccumulateGrad{shape}"
 
 
@@ -262,7 +262,7 @@ class Function:
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad:
                     return _record(cls, args)
-        out = cls.forward(_InertContext(args), *[a.data if isinstance(a, Tensor) else a for a in args])
+        out = cls.forward(_InertContext(args), *[a._data if isinstance(a, Tensor) else a for a in args])
         if type(out) is tuple:
             return tuple(Tensor._make(o, None) if isinstance(o, torch.Tensor) else o for o in out)
         return Tensor._make(out, None)
@@ -287,12 +287,12 @@ class Function:
             node._input_nrs = (x._out_nr, *_NO_INPUTS[extra])
             node._simple = False
         node.needs_input_grad = _FIRST_INPUT_ONLY[extra]
-        out = cls.forward(node, x.data, *params)
+        out = cls.forward(node, x._data, *params)
         node._inputs = (parent, *_NO_INPUTS[extra]) if extra else (parent,)
         node._seq = _next_seq()
         node._grad = None
         result = _new_tensor(Tensor)
-        result.data = out
+        result._data = out
         result._node = node
         result._requires_grad = True
         result._grad = result._acc = result._hooks = None
@@ -347,7 +347,7 @@ class ConstantOp(Function):
         node._seq = _next_seq()
         node._grad = None
         result = _new_tensor(Tensor)
-        result.data = cls.kernel(x.data, constant)
+        result._data = cls.kernel(x._data, constant)
         result._node = node
         result._requires_grad = True
         result._grad = result._acc = result._hooks = None
@@ -370,7 +370,7 @@ def _apply1_general(cls: type[Function], x: Tensor, params: tuple) -> Tensor:
         raise TypeError(f"{cls.__name__}: expected a Tensor, got {type(x).__name__}")
     if x._requires_grad and state.grad_enabled:
         return _record(cls, (x, *params))
-    return Tensor._make(cls.forward(_InertContext(params + (x,)), x.data, *params), None)
+    return Tensor._make(cls.forward(_InertContext(params + (x,)), x._data, *params), None)
 
 
 _NO_INPUTS = [(None,) * n for n in range(16)]
@@ -389,7 +389,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
     needs = []
     for a in args:
         if isinstance(a, Tensor):
-            datas.append(a.data)
+            datas.append(a._data)
             if a._requires_grad:
                 parent = a._node
                 if parent is None:
@@ -414,7 +414,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
         result = _wrap_outputs(node, out)
     else:
         result = _new_tensor(Tensor)
-        result.data = out
+        result._data = out
         result._node = node
         result._requires_grad = True
         result._grad = result._acc = result._hooks = None
@@ -441,7 +441,7 @@ def _record_fixups(node: Node, args: tuple, out: torch.Tensor) -> None:
     fixups = None
     for i, a in enumerate(args):
         if isinstance(a, Tensor) and a._requires_grad:
-            data = a.data
+            data = a._data
             if data.shape != out.shape or data.dtype != out.dtype:
                 if fixups is None:
                     fixups = [None] * len(args)

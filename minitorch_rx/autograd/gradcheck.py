@@ -17,7 +17,7 @@ class GradcheckError(RuntimeError):
 def _outputs(fn: Callable, inputs: Sequence) -> list[Tensor]:
     out = fn(*inputs)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    return [o for o in outs if isinstance(o, Tensor) and o.data.is_floating_point()]
+    return [o for o in outs if isinstance(o, Tensor) and o._data.is_floating_point()]
 
 
 def gradcheck(
@@ -44,20 +44,20 @@ def gradcheck(
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
     for i in wrt:
-        if inputs[i].data.dtype != torch.float64:
-            raise GradcheckError(f"gradcheck needs float64 inputs for precision; input {i} is {inputs[i].data.dtype}")
+        if inputs[i]._data.dtype != torch.float64:
+            raise GradcheckError(f"gradcheck needs float64 inputs for precision; input {i} is {inputs[i]._data.dtype}")
     outputs = _outputs(fn, inputs)
     for k, out in enumerate(outputs):
-        n_out = out.data.numel()
-        analytical = {i: torch.zeros(n_out, inputs[i].data.numel(), dtype=torch.float64) for i in wrt}
+        n_out = out._data.numel()
+        analytical = {i: torch.zeros(n_out, inputs[i]._data.numel(), dtype=torch.float64) for i in wrt}
         for row in range(n_out):
             outs = _outputs(fn, inputs)
-            seed = torch.zeros_like(outs[k].data).reshape(-1)
+            seed = torch.zeros_like(outs[k]._data).reshape(-1)
             seed[row] = 1
-            grads = engine_grad([outs[k]], [inputs[i] for i in wrt], [seed.view_as(outs[k].data)], allow_unused=True)
+            grads = engine_grad([outs[k]], [inputs[i] for i in wrt], [seed.view_as(outs[k]._data)], allow_unused=True)
             for i, g in zip(wrt, grads):
                 if g is not None:
-                    analytical[i][row] = g.data.reshape(-1)
+                    analytical[i][row] = g._data.reshape(-1)
         for i in wrt:
             numerical = _numerical_jacobian(fn, inputs, i, k, eps)
             close = (analytical[i] - numerical).abs() <= atol + rtol * numerical.abs()
@@ -75,7 +75,7 @@ def gradcheck(
 
 
 def _numerical_jacobian(fn: Callable, inputs: tuple, i: int, k: int, eps: float) -> torch.Tensor:
-    data = inputs[i].data
+    data = inputs[i]._data
     flat = data.view(-1) if data.is_contiguous() else None
     if flat is None:
         raise GradcheckError(f"gradcheck needs contiguous inputs; input {i} is not")
@@ -84,12 +84,12 @@ def _numerical_jacobian(fn: Callable, inputs: tuple, i: int, k: int, eps: float)
         for j in range(flat.numel()):
             original = flat[j].item()
             flat[j] = original + eps
-            plus = _outputs(fn, inputs)[k].data.reshape(-1).clone()
+            plus = _outputs(fn, inputs)[k]._data.reshape(-1).clone()
             flat[j] = original - eps
-            minus = _outputs(fn, inputs)[k].data.reshape(-1).clone()
+            minus = _outputs(fn, inputs)[k]._data.reshape(-1).clone()
             flat[j] = original
             columns.append((plus - minus) / (2 * eps))
-    n_out = _outputs(fn, inputs)[k].data.numel() if not columns else columns[0].numel()
+    n_out = _outputs(fn, inputs)[k]._data.numel() if not columns else columns[0].numel()
     if not columns:
         return torch.zeros(n_out, 0, dtype=torch.float64)
     return torch.stack(columns, 1).to(torch.float64)

@@ -46,7 +46,7 @@ class Tensor:
     # memory they view; ``_views`` only on such bases: weak references to those views
     # (``ops/inplace.py``). Read both with getattr(t, name, None).
     __slots__ = (
-        "data",
+        "_data",
         "_node",
         "_requires_grad",
         "_grad",
@@ -64,7 +64,7 @@ class Tensor:
     def __init__(self, data: torch.Tensor, requires_grad: bool = False) -> None:
         if not isinstance(data, torch.Tensor):
             raise TypeError(f"mt.Tensor wraps a torch.Tensor, got {type(data).__name__}; use mt.tensor(data)")
-        self.data = data
+        self._data = data
         self._node = None
         self._grad = None
         self._out_nr = 0
@@ -78,7 +78,7 @@ class Tensor:
     def _make(cls, data: torch.Tensor, node, out_nr: int = 0) -> Tensor:
         """Wrap op output ``data`` (no checks: the engine's hot path)."""
         t = _new(cls)
-        t.data = data
+        t._data = data
         t._node = node
         t._requires_grad = node is not None
         t._grad = None
@@ -90,52 +90,52 @@ class Tensor:
     # ----------------------------------------------------------------- metadata
     @property
     def shape(self) -> torch.Size:
-        return self.data.shape
+        return self._data.shape
 
     @property
     def ndim(self) -> int:
-        return self.data.dim()
+        return self._data.dim()
 
     def dim(self) -> int:
-        return self.data.dim()
+        return self._data.dim()
 
     @property
     def dtype(self) -> torch.dtype:
-        return self.data.dtype
+        return self._data.dtype
 
     @property
     def device(self) -> torch.device:
-        return self.data.device
+        return self._data.device
 
     @property
     def is_cuda(self) -> bool:
-        return self.data.is_cuda
+        return self._data.is_cuda
 
     def size(self, dim: int | None = None) -> torch.Size | int:
-        return self.data.size() if dim is None else self.data.size(dim)
+        return self._data.size() if dim is None else self._data.size(dim)
 
     def numel(self) -> int:
-        return self.data.numel()
+        return self._data.numel()
 
     def element_size(self) -> int:
-        return self.data.element_size()
+        return self._data.element_size()
 
     def is_floating_point(self) -> bool:
-        return self.data.is_floating_point()
+        return self._data.is_floating_point()
 
     def is_contiguous(self) -> bool:
-        return self.data.is_contiguous()
+        return self._data.is_contiguous()
 
     def stride(self, dim: int | None = None):
-        return self.data.stride() if dim is None else self.data.stride(dim)
+        return self._data.stride() if dim is None else self._data.stride(dim)
 
     def __len__(self) -> int:
-        if self.data.dim() == 0:
+        if self._data.dim() == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self._data.shape[0]
 
     def __repr__(self) -> str:
-        text = repr(self.data)
+        text = repr(self._data)
         if self._node is not None:
             return f"{text[:-1]}, grad_fn=<{type(self._node).__name__}>)"
         if self._requires_grad:
@@ -146,39 +146,54 @@ class Tensor:
         return id(self)
 
     def __bool__(self) -> bool:
-        return bool(self.data)
+        return bool(self._data)
 
     def __float__(self) -> float:
-        return float(self.data)
+        return float(self._data)
 
     def __int__(self) -> int:
-        return int(self.data)
+        return int(self._data)
 
     def __index__(self) -> int:
-        return self.data.__index__()
+        return self._data.__index__()
 
     def __iter__(self):
-        if self.data.dim() == 0:
+        if self._data.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.data.shape[0]))
+        return (self[i] for i in range(self._data.shape[0]))
 
     def __array__(self, dtype=None, copy=None):
-        array = self.data.detach().cpu().numpy()
+        array = self._data.detach().cpu().numpy()
         return array if dtype is None else array.astype(dtype)
+
+    @property
+    def data(self) -> Tensor:
+        """A detached tensor sharing this one's memory, as PyTorch's ``.data``: in-place changes
+        through it (``p.data.add_(...)``) have a version counter of their own, so backward's
+        checks do not see them. Assigning replaces this tensor's data."""
+        return Tensor._make(self._data.data, None)
+
+    @data.setter
+    def data(self, value: Tensor | torch.Tensor) -> None:
+        if isinstance(value, Tensor):
+            value = value._data
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value
 
     # -------------------------------------------------------------- conversion
     def torch(self) -> torch.Tensor:
         """The underlying ``torch.Tensor``: no copy, no graph."""
-        return self.data
+        return self._data
 
     def numpy(self):
-        return self.data.detach().cpu().numpy()
+        return self._data.detach().cpu().numpy()
 
     def item(self) -> float | int | bool:
-        return self.data.item()
+        return self._data.item()
 
     def tolist(self):
-        return self.data.tolist()
+        return self._data.tolist()
 
     # ---------------------------------------------------------- autograd state
     @property
@@ -198,7 +213,7 @@ class Tensor:
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if requires_grad and not (self.data.is_floating_point() or self.data.is_complex()):
+        if requires_grad and not (self._data.is_floating_point() or self._data.is_complex()):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
@@ -224,14 +239,14 @@ class Tensor:
                 raise TypeError(
                     f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
                 )
-            if value.data.shape != self.data.shape:
+            if value._data.shape != self._data.shape:
                 raise RuntimeError(
-                    f"assigned grad has data of a different size: grad {list(value.data.shape)}, "
-                    f"tensor {list(self.data.shape)}"
+                    f"assigned grad has data of a different size: grad {list(value._data.shape)}, "
+                    f"tensor {list(self._data.shape)}"
                 )
-            if value.data.dtype != self.data.dtype:
+            if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"assigned grad has data of a different type: grad {value.data.dtype}, tensor {self.data.dtype}"
+                    f"assigned grad has data of a different type: grad {value._data.dtype}, tensor {self._data.dtype}"
                 )
         self._grad = value
 
@@ -264,7 +279,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's data, outside any graph."""
-        return Tensor._make(self.data, None)
+        return Tensor._make(self._data, None)
 
     def detach_(self) -> Tensor:
         self._node = None
@@ -314,8 +329,8 @@ class Tensor:
         """The type name (``'torch.FloatTensor'``), or a copy as ``dtype``: a torch.dtype or a type
         name (torch resolves names and words their errors)."""
         if dtype is None:
-            return self.data.type()
+            return self._data.type()
         if isinstance(dtype, str):
-            like = torch.empty(0, dtype=self.data.dtype, device=self.data.device).type(dtype)
+            like = torch.empty(0, dtype=self._data.dtype, device=self._data.device).type(dtype)
             return self.to(device=like.device, dtype=like.dtype)
         return self.to(dtype)

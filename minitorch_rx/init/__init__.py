@@ -53,7 +53,7 @@ _LINEAR_FNS = (
 
 def _data(tensor: Tensor | torch.Tensor) -> torch.Tensor:
     if isinstance(tensor, Tensor):
-        return tensor.data
+        return tensor._data
     if isinstance(tensor, torch.Tensor):
         return tensor.detach()
     raise TypeError(f"expected an mt.Tensor or a torch.Tensor, got {type(tensor).__name__}")

@@ -64,9 +64,9 @@ class _BatchNorm(Module):
     def reset_running_stats(self) -> None:
         """Running mean 0, running variance 1, no batches seen."""
         if self.track_running_stats:
-            self.running_mean.data.zero_()
-            self.running_var.data.fill_(1)
-            self.num_batches_tracked.data.zero_()
+            self.running_mean._data.zero_()
+            self.running_var._data.fill_(1)
+            self.num_batches_tracked._data.zero_()
 
     def reset_parameters(self) -> None:
         """Reset the running statistics, weight to ones and bias to zeros."""
@@ -82,9 +82,9 @@ class _BatchNorm(Module):
             raise ValueError(f"expected {expected} input (got {input.dim()}D input)")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.data.add_(1)
+            self.num_batches_tracked._data.add_(1)
             if self.momentum is None:
-                factor = 1.0 / float(self.num_batches_tracked.data)
+                factor = 1.0 / float(self.num_batches_tracked._data)
         use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
         # Running statistics are passed only when they are to be used or updated.
         pass_stats = not self.training or self.track_running_stats

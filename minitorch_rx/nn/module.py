@@ -318,7 +318,7 @@ class Module:
             if set_to_none:
                 param.grad = None
             else:
-                param.grad.data.zero_()
+                param.grad._data.zero_()
 
     # ---------------------------------------------------------------- device/dtype
     def _apply(self, fn: Callable[[torch.Tensor], torch.Tensor]) -> Module:
@@ -331,12 +331,12 @@ class Module:
         for param in self._parameters.values():
             if param is None:
                 continue
-            param.data = fn(param.data)
+            param._data = fn(param._data)
             if param.grad is not None:
-                param.grad.data = fn(param.grad.data)
+                param.grad._data = fn(param.grad._data)
         for name, buf in self._buffers.items():
             if buf is not None:
-                self._buffers[name] = Tensor._make(fn(buf.data), None)
+                self._buffers[name] = Tensor._make(fn(buf._data), None)
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
@@ -345,7 +345,7 @@ class Module:
         ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` or keywords; only
         floating-point and complex tensors change dtype.
         """
-        args = tuple(a.data if isinstance(a, Tensor) else a for a in args)
+        args = tuple(a._data if isinstance(a, Tensor) else a for a in args)
         device, dtype, non_blocking, _ = torch._C._nn._parse_to(*args, **kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(
@@ -422,7 +422,7 @@ class Module:
                 continue
             value = state_dict[key]
             if isinstance(value, Tensor):
-                source = value.data
+                source = value._data
             elif isinstance(value, torch.Tensor):
                 source = value.detach()
             else:
@@ -431,17 +431,17 @@ class Module:
                     f"object from checkpoint but received {type(value)}"
                 )
                 continue
-            if param.data.dim() == 0 and source.dim() == 1 and source.shape[0] == 1:
+            if param._data.dim() == 0 and source.dim() == 1 and source.shape[0] == 1:
                 source = source[0]
-            if source.shape != param.data.shape:
+            if source.shape != param._data.shape:
                 error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape {source.shape} from checkpoint, "
-                    f"the shape in current model is {param.data.shape}."
+                    f"the shape in current model is {param._data.shape}."
                 )
                 continue
             try:
                 if not assign:
-                    param.data.copy_(source)
+                    param._data.copy_(source)
                 elif isinstance(param, Parameter):
                     setattr(self, name, Parameter(source, requires_grad=param.requires_grad))
                 else:
@@ -449,7 +449,7 @@ class Module:
             except Exception as ex:
                 error_msgs.append(
                     f'While copying the parameter named "{key}", whose dimensions in the model are '
-                    f"{param.data.size()} and whose dimensions in the checkpoint are {source.size()}, "
+                    f"{param._data.size()} and whose dimensions in the checkpoint are {source.size()}, "
                     f"an exception occurred : {ex.args}."
                 )
         if strict:

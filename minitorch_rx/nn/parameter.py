@@ -26,7 +26,7 @@ class Parameter(Tensor):
         if data is None:
             data = torch.empty(0)
         elif isinstance(data, Tensor):
-            data = data.data
+            data = data._data
         elif isinstance(data, torch.Tensor):
             data = data.detach()
         else:
@@ -39,6 +39,6 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo: dict) -> Parameter:
         if id(self) in memo:
             return memo[id(self)]
-        result = type(self)(self.data.clone(memory_format=torch.preserve_format), self._requires_grad)
+        result = type(self)(self._data.clone(memory_format=torch.preserve_format), self._requires_grad)
         memo[id(self)] = result
         return result

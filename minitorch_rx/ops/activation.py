@@ -205,10 +205,10 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 def softmax(input: Tensor, dim: int) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("softmax", input)
-    return Softmax.apply(input, normalize_dim(dim, input.data.dim()))
+    return Softmax.apply(input, normalize_dim(dim, input._data.dim()))
 
 
 def log_softmax(input: Tensor, dim: int) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("log_softmax", input)
-    return LogSoftmax.apply(input, normalize_dim(dim, input.data.dim()))
+    return LogSoftmax.apply(input, normalize_dim(dim, input._data.dim()))

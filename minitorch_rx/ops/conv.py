@@ -276,7 +276,7 @@ def unfold(
     >>> unfold(mt.arange(8.0).view(1, 2, 4), (2,)).shape
     torch.Size([1, 4, 3])
     """
-    x = input.data
+    x = input._data
     nd = _spatial_rank((kernel_size, dilation, padding, stride), 3 if x.dim() == 5 else 2)
     kernel, dilation, padding, stride = _window_params(kernel_size, dilation, padding, stride, nd)
     if x.dim() not in (nd + 1, nd + 2) or any(s == 0 for s in x.shape[-nd - 1 :]):
@@ -315,7 +315,7 @@ def fold(
     is (N, C, *output_size). Overlapping blocks add up. Raises RuntimeError in PyTorch's words when
     the channels are not a multiple of prod(kernel_size) or L is not the number of blocks.
     """
-    cols = input.data
+    cols = input._data
     nd = _spatial_rank((output_size, kernel_size, dilation, padding, stride), 2)
     size = (output_size,) * nd if isinstance(output_size, int) else tuple(output_size)
     if len(size) != nd:
@@ -354,8 +354,8 @@ def _conv(
     dilation: IntOrTuple,
     groups: int,
 ) -> Tensor:
-    x, w = input.data, weight.data
-    _check_conv(name, nd, x, w, None if bias is None else bias.data, groups)
+    x, w = input._data, weight._data
+    _check_conv(name, nd, x, w, None if bias is None else bias._data, groups)
     stride = _expand_param(stride, nd, "stride")
     dilation = _expand_param(dilation, nd, "dilation")
     if any(s <= 0 for s in stride):

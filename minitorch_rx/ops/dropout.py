@@ -47,6 +47,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise not_a_tensor("dropout", input)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0 or input.data.numel() == 0:
+    if not training or p == 0 or input._data.numel() == 0:
         return input
     return overwrite(input, Dropout.apply, p) if inplace else Dropout.apply(input, p)

@@ -16,14 +16,14 @@ def binary(fn: type[Function], a: object, b: object) -> Tensor:
         kind = type(b)
         if kind is float or kind is int:
             # The hot path, a Python number already cached as a constant: one frame fewer than operand().
-            constant = _constants.get((b, a.data.dtype))
+            constant = _constants.get((b, a._data.dtype))
             if constant is not None:
                 with_constant = _WITH_CONSTANT.get(fn)
                 return fn.apply1(a, constant) if with_constant is None else with_constant.apply(a, constant)
-        b = operand(b, a.data)
+        b = operand(b, a._data)
         return fn.apply(a, b) if isinstance(b, Tensor) else fn.apply1(a, b)
     if isinstance(b, Tensor):
-        return fn.apply(operand(a, b.data), b)
+        return fn.apply(operand(a, b._data), b)
     raise not_a_tensor(fn.__name__.lower(), a)
 
 
@@ -132,7 +132,7 @@ def operator_method(fn: type[Function], name: str):
     def method(self: Tensor, other) -> Tensor:
         kind = type(other)
         if kind is float or kind is int:
-            constant = _constants.get((other, self.data.dtype))
+            constant = _constants.get((other, self._data.dtype))
             if constant is not None:
                 return with_constant.apply(self, constant)
         return binary(fn, self, other)
@@ -406,11 +406,11 @@ def minimum(input: Tensor, other) -> Tensor:
 def _tensor_operand(value, like):
     if isinstance(value, (Tensor, torch.Tensor)):
         return value
-    return torch.tensor(value, dtype=like.data.dtype, device=like.data.device)
+    return torch.tensor(value, dtype=like._data.dtype, device=like._data.device)
 
 
 def where(condition, input, other) -> Tensor:
-    condition = condition.data if isinstance(condition, Tensor) else condition
+    condition = condition._data if isinstance(condition, Tensor) else condition
     if not isinstance(condition, torch.Tensor):
         raise not_a_tensor("where", condition, "condition")
     if condition.dtype != torch.bool:
@@ -421,4 +421,4 @@ def where(condition, input, other) -> Tensor:
     like = input if isinstance(input, Tensor) else other
     if not isinstance(like, Tensor):
         return Tensor._make(torch.where(condition, input, other), None)
-    return Where.apply(condition, operand(input, like.data), operand(other, like.data))
+    return Where.apply(condition, operand(input, like._data), operand(other, like._data))

@@ -51,8 +51,8 @@ def _view_base(t: Tensor) -> Tensor | None:
     base = getattr(t, "_view_base", None)
     if base is None:
         return None
-    memory = base.data if base.data._base is None else base.data._base
-    return base if t.data._base is memory else None
+    memory = base._data if base._data._base is None else base._data._base
+    return base if t._data._base is memory else None
 
 
 def register_view(base: Tensor, view: Tensor) -> None:
@@ -85,21 +85,21 @@ def _regenerate_views(base: Tensor) -> None:
             continue
         alive.append(ref)
         if _view_base(view) is base:
-            new_view = AsStrided.apply(base, _region_of(view.data, base.data))
+            new_view = AsStrided.apply(base, _region_of(view._data, base._data))
             view._node, view._out_nr, view._requires_grad = new_view._node, 0, new_view._requires_grad
     views[:] = alive
 
 
 def rebase(target: Tensor, result: Tensor) -> Tensor:
     """Make ``target`` hold ``result``'s values (in place) and its history."""
-    data = target.data
-    if result.data.shape != data.shape:
+    data = target._data
+    if result._data.shape != data.shape:
         raise RuntimeError(
-            f"output with shape {list(data.shape)} doesn't match the broadcast shape {list(result.data.shape)}"
+            f"output with shape {list(data.shape)} doesn't match the broadcast shape {list(result._data.shape)}"
         )
-    if result.data.dtype != data.dtype and not torch.can_cast(result.data.dtype, data.dtype):
+    if result._data.dtype != data.dtype and not torch.can_cast(result._data.dtype, data.dtype):
         raise RuntimeError(
-            f"result type {dtype_name(result.data.dtype)} can't be cast to the desired output type "
+            f"result type {dtype_name(result._data.dtype)} can't be cast to the desired output type "
             f"{dtype_name(data.dtype)}"
         )
     node = result._node
@@ -109,7 +109,7 @@ def rebase(target: Tensor, result: Tensor) -> Tensor:
     base = _view_base(target)
     if base is not None and node is not None:
         return _rebase_view(target, base, result)
-    data.copy_(result.data)
+    data.copy_(result._data)
     target._node = node
     target._out_nr = result._out_nr
     target._requires_grad = node is not None
@@ -120,10 +120,10 @@ def rebase(target: Tensor, result: Tensor) -> Tensor:
 def _rebase_view(view: Tensor, base: Tensor, result: Tensor) -> Tensor:
     """Write ``result`` into ``view``'s memory, recorded as a new history for ``base`` (CopySlices)
     and for ``view`` (that region of the new base)."""
-    data = view.data
+    data = view._data
     if torch._debug_has_internal_overlap(data) == 1:  # an expanded view: one element in several places
         raise RuntimeError(OVERLAP_MESSAGE)
-    new_base = CopySlices.apply(base, result, _region_of(data, base.data))
+    new_base = CopySlices.apply(base, result, _region_of(data, base._data))
     base._node, base._out_nr, base._requires_grad = new_base._node, 0, True
     _regenerate_views(base)  # ``view`` among them
     return view
@@ -182,13 +182,13 @@ class AsStrided(Function):
 
 
 def _data(value):
-    return value.data if isinstance(value, Tensor) else value
+    return value._data if isinstance(value, Tensor) else value
 
 
 def inplace_binary(target: Tensor, other, out_of_place, torch_method: str, **kwargs) -> Tensor:
     if _recording(target, (other,)):
         return rebase(target, out_of_place(target, other, **kwargs))
-    getattr(target.data, torch_method)(_data(other), **kwargs)
+    getattr(target._data, torch_method)(_data(other), **kwargs)
     return target
 
 
@@ -248,7 +248,7 @@ def overwrite(target: Tensor, out_of_place: Callable[..., Tensor], *args: object
     if _recording(target, args):
         return rebase(target, out_of_place(target, *args))
     with no_grad():
-        target.data.copy_(out_of_place(target, *args).data)
+        target._data.copy_(out_of_place(target, *args)._data)
     return target
 
 
@@ -257,7 +257,7 @@ def fill_(target: Tensor, value) -> Tensor:
         if isinstance(value, Tensor):
             return rebase(target, CopyFrom.apply(target, value))
         return rebase(target, Fill.apply(target, value))
-    target.data.fill_(_data(value))
+    target._data.fill_(_data(value))
     return target
 
 
@@ -269,14 +269,14 @@ def copy_(target: Tensor, src) -> Tensor:
     if _recording(target, (src,)):
         src = src if isinstance(src, Tensor) else Tensor._make(torch.as_tensor(src), None)
         return rebase(target, CopyFrom.apply(target, src))
-    target.data.copy_(_data(src) if isinstance(src, (Tensor, torch.Tensor)) else torch.as_tensor(src))
+    target._data.copy_(_data(src) if isinstance(src, (Tensor, torch.Tensor)) else torch.as_tensor(src))
     return target
 
 
 def clamp_(target: Tensor, min=None, max=None) -> Tensor:
     if _recording(target, (min, max)):
         return rebase(target, clamp(target, min, max))
-    target.data.clamp_(_data(min), _data(max))
+    target._data.clamp_(_data(min), _data(max))
     return target
 
 
@@ -287,4 +287,4 @@ def setitem(target: Tensor, index, value) -> None:
     if _recording(target, (value,)):
         rebase(target, IndexPut.apply(target, index, value if isinstance(value, Tensor) else _data(value)))
         return
-    target.data[index] = _data(value)
+    target._data[index] = _data(value)

@@ -60,10 +60,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         raise not_a_tensor("matmul", input)
     if not isinstance(other, TENSOR_TYPES):
         raise not_a_tensor("matmul", other, "other", 2)
-    if input.data.dim() == 0 or other.data.dim() == 0:
-        raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {input.data.dim()}D and {other.data.dim()}D"
-        )
+    a_dim, b_dim = input._data.dim(), other._data.dim()
+    if a_dim == 0 or b_dim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a_dim}D and {b_dim}D")
     return MatMul.apply(input, other)
 
 

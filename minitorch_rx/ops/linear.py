@@ -67,7 +67,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise not_a_tensor("linear", input)
     if not isinstance(weight, TENSOR_TYPES):
         raise not_a_tensor("linear", weight, "weight", 2)
-    x_dims, w_dims = input.data.dim(), weight.data.dim()
+    x_dims, w_dims = input._data.dim(), weight._data.dim()
     if x_dims == 0 or w_dims == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x_dims}D and {w_dims}D")
     if w_dims > 2:
@@ -76,10 +76,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if bias is not None:
             raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
         return squeeze(linear(input, unsqueeze(weight, 0)), -1)
-    in_features = input.data.shape[-1]
-    if in_features != weight.data.shape[1]:
-        rows = math.prod(input.data.shape[:-1])
-        out_features, weight_in = weight.data.shape
+    in_features = input._data.shape[-1]
+    if in_features != weight._data.shape[1]:
+        rows = math.prod(input._data.shape[:-1])
+        out_features, weight_in = weight._data.shape
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_features} and {weight_in}x{out_features})"
         )

@@ -115,16 +115,16 @@ class NLLLoss(Function):
 
 def _check_class_target(input: Tensor, target: Tensor) -> None:
     """PyTorch's ``nll_loss_nd`` checks of a class-index target against its input."""
-    dims = input.data.dim()
+    dims = input._data.dim()
     if dims < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {dims})")
-    batch = target.data.shape[0] if target.data.dim() > 0 else 0
-    if dims != 1 and input.data.shape[0] != batch:
-        raise ValueError(f"Expected input batch_size ({input.data.shape[0]}) to match target batch_size ({batch}).")
+    batch = target._data.shape[0] if target._data.dim() > 0 else 0
+    if dims != 1 and input._data.shape[0] != batch:
+        raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size ({batch}).")
     if dims == 3 or dims > 4:
-        expected = [input.data.shape[0], *input.data.shape[2:]]
-        if list(target.data.shape) != expected:
-            raise RuntimeError(f"Expected target size {expected}, got {list(target.data.shape)}")
+        expected = [input._data.shape[0], *input._data.shape[2:]]
+        if list(target._data.shape) != expected:
+            raise RuntimeError(f"Expected target size {expected}, got {list(target._data.shape)}")
 
 
 def nll_loss(
@@ -263,7 +263,7 @@ def cross_entropy(
     reduction_enum = _reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    if input.data.shape == target.data.shape:
+    if input._data.shape == target._data.shape:
         return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction_enum, label_smoothing)
     _check_class_target(input, target)
     _not_differentiable(weight, "nll_loss_forward", "weight")
@@ -271,29 +271,29 @@ def cross_entropy(
 
 
 def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction, label_smoothing) -> Tensor:
-    if not target.data.is_floating_point():
+    if not target._data.is_floating_point():
         raise RuntimeError(
-            f"Expected floating point type for target with class probabilities, got {dtype_name(target.data.dtype)}"
+            f"Expected floating point type for target with class probabilities, got {dtype_name(target._data.dtype)}"
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
-    if input.data.dim() == 0:
+    if input._data.dim() == 0:
         raise IndexError("Dimension specified as 1 but tensor has no dimensions")
-    classes = input.data.shape[0 if input.data.dim() == 1 else 1]
-    if weight is not None and (weight.data.dim() != 1 or weight.data.numel() != classes):
+    classes = input._data.shape[0 if input._data.dim() == 1 else 1]
+    if weight is not None and (weight._data.dim() != 1 or weight._data.numel() != classes):
         raise RuntimeError(
             f"cross_entropy: weight tensor should be defined either for all {classes} classes "
-            f"or no classes but got weight tensor of shape: {list(weight.data.shape)}"
+            f"or no classes but got weight tensor of shape: {list(weight._data.shape)}"
         )
     return CrossEntropyProbabilities.apply(input, target, weight, reduction, label_smoothing)
 
 
 # ------------------------------------------------------------------------- regression losses
 def _broadcast_pair(input: Tensor, target: Tensor) -> None:
-    if input.data.shape != target.data.shape:
+    if input._data.shape != target._data.shape:
         warnings.warn(
-            f"Using a target size ({target.data.shape}) that is different to the input size "
-            f"({input.data.shape}). This will likely lead to incorrect results due to "
+            f"Using a target size ({target._data.shape}) that is different to the input size "
+            f"({input._data.shape}). This will likely lead to incorrect results due to "
             "broadcasting. Please ensure they have the same size.",
             stacklevel=3,
         )
@@ -430,8 +430,8 @@ def binary_cross_entropy_with_logits(
     """
     _check_tensors("binary_cross_entropy_with_logits", input, target)
     reduction_enum = _reduction(reduction)
-    if target.data.shape != input.data.shape:
-        raise ValueError(f"Target size ({target.data.shape}) must be the same as input size ({input.data.shape})")
+    if target._data.shape != input._data.shape:
+        raise ValueError(f"Target size ({target._data.shape}) must be the same as input size ({input._data.shape})")
     _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
     _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
     return BCEWithLogits.apply(input, target, weight, pos_weight, reduction_enum)

@@ -110,7 +110,7 @@ def batch_norm(
     """
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("batch_norm", input)
-    size = input.data.shape
+    size = input._data.shape
     if len(size) < 2:
         raise ValueError(f"expected at least 2D input (got {len(size)}D input)")
     if training and size[0] * math.prod(size[2:]) == 1:
@@ -125,8 +125,8 @@ def batch_norm(
         if tensor is None:
             if not training and name.startswith("running"):
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
-        elif tensor.data.numel() != size[1]:
-            raise RuntimeError(f"{name} should contain {size[1]} elements not {tensor.data.numel()}")
+        elif tensor._data.numel() != size[1]:
+            raise RuntimeError(f"{name} should contain {size[1]} elements not {tensor._data.numel()}")
     return BatchNorm.apply(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 

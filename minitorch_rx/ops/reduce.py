@@ -171,18 +171,18 @@ class LogSumExp(Function):
 def sum(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("sum", input)
-    return Sum.apply(input, normalize_dims(dim, input.data.dim()), keepdim)
+    return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("mean", input)
-    if not (input.data.is_floating_point() or input.data.is_complex()):
+    if not (input._data.is_floating_point() or input._data.is_complex()):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {dtype_name(input.data.dtype)}"
+            f"complex dtype. Got: {dtype_name(input._data.dtype)}"
         )
-    return Mean.apply(input, normalize_dims(dim, input.data.dim()), keepdim)
+    return Mean.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
 def _correction(unbiased: bool | None, correction: float | None) -> float:
@@ -194,25 +194,25 @@ def _correction(unbiased: bool | None, correction: float | None) -> float:
 def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("var", input)
-    return Var.apply(input, normalize_dims(dim, input.data.dim()), _correction(unbiased, correction), keepdim)
+    return Var.apply(input, normalize_dims(dim, input._data.dim()), _correction(unbiased, correction), keepdim)
 
 
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("std", input)
-    return Std.apply(input, normalize_dims(dim, input.data.dim()), _correction(unbiased, correction), keepdim)
+    return Std.apply(input, normalize_dims(dim, input._data.dim()), _correction(unbiased, correction), keepdim)
 
 
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("amax", input)
-    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input.data.dim()), keepdim, True)
+    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, True)
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("amin", input)
-    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input.data.dim()), keepdim, False)
+    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, False)
 
 
 def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
@@ -221,14 +221,14 @@ def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
     if isinstance(dim, (Tensor, torch.Tensor)):  # torch.max(input, other) is maximum
         return (maximum if largest else minimum)(input, dim)
     if dim is None:
-        if input.data.numel() == 0:
+        if input._data.numel() == 0:
             name = "max" if largest else "min"
             raise RuntimeError(
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
         return EvenlyDistributedExtremum.apply(input, None, False, largest)
-    values, indices = ExtremumWithIndices.apply(input, normalize_dim(dim, input.data.dim()), keepdim, largest)
+    values, indices = ExtremumWithIndices.apply(input, normalize_dim(dim, input._data.dim()), keepdim, largest)
     return ValuesIndices(values, indices)
 
 
@@ -245,16 +245,16 @@ def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False):
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("logsumexp", input)
-    return LogSumExp.apply(input, normalize_dims(dim, input.data.dim()), keepdim)
+    return LogSumExp.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("argmax", input)
-    return Tensor._make(torch.argmax(input.data, dim, keepdim), None)
+    return Tensor._make(torch.argmax(input._data, dim, keepdim), None)
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("argmin", input)
-    return Tensor._make(torch.argmin(input.data, dim, keepdim), None)
+    return Tensor._make(torch.argmin(input._data, dim, keepdim), None)

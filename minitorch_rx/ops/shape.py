@@ -173,12 +173,12 @@ def _viewing(out: Tensor, input: Tensor) -> Tensor:
     """Note, when ``out``'s data is a view of ``input``'s, the tensor whose memory it views (the
     base of ``input`` if that is a view itself): an in-place op on ``out`` then rewrites that
     base's history too (``ops/inplace.py``), as PyTorch's CopySlices does."""
-    base = out.data._base
+    base = out._data._base
     if base is not None:
         root = getattr(input, "_view_base", None)
         if root is None:
             root = input
-        if base is root.data or base is root.data._base:
+        if base is root._data or base is root._data._base:
             out._view_base = root
             register_view(root, out)
     return out
@@ -203,7 +203,7 @@ def reshape(input: Tensor, *shape) -> Tensor:
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("flatten", input)
-    shape = input.data.shape
+    shape = input._data.shape
     if not shape:
         return _viewing(Reshape.apply(input, (1,)), input)
     start, end = normalize_dim(start_dim, len(shape)), normalize_dim(end_dim, len(shape))
@@ -226,29 +226,29 @@ def squeeze(input: Tensor, dim: int | tuple | None = None) -> Tensor:
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("unsqueeze", input)
-    return _viewing(Unsqueeze.apply(input, normalize_dim(dim, input.data.dim() + 1)), input)
+    return _viewing(Unsqueeze.apply(input, normalize_dim(dim, input._data.dim() + 1)), input)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("transpose", input)
-    ndim = input.data.dim()
+    ndim = input._data.dim()
     return _viewing(Transpose.apply(input, normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)), input)
 
 
 def t(input: Tensor) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("t", input)
-    if input.data.dim() > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.data.dim()}D")
-    return input if input.data.dim() < 2 else _viewing(Transpose.apply(input, 0, 1), input)
+    if input._data.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.dim()}D")
+    return input if input._data.dim() < 2 else _viewing(Transpose.apply(input, 0, 1), input)
 
 
 def permute(input: Tensor, *dims) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("permute", input)
     dims = _shape_arg(dims)
-    ndim = input.data.dim()
+    ndim = input._data.dim()
     if len(dims) != ndim:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
@@ -264,13 +264,13 @@ def expand(input: Tensor, *sizes) -> Tensor:
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
-    return _viewing(Expand.apply(input, other.data.shape), input)
+    return _viewing(Expand.apply(input, other._data.shape), input)
 
 
 def contiguous(input: Tensor) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("contiguous", input)
-    return input if input.data.is_contiguous() else Contiguous.apply(input)
+    return input if input._data.is_contiguous() else Contiguous.apply(input)
 
 
 def getitem(input: Tensor, index) -> Tensor:
@@ -279,8 +279,8 @@ def getitem(input: Tensor, index) -> Tensor:
 
 def _torch_index(index):
     if isinstance(index, tuple):
-        return tuple(i.data if isinstance(i, Tensor) else i for i in index)
-    return index.data if isinstance(index, Tensor) else index
+        return tuple(i._data if isinstance(i, Tensor) else i for i in index)
+    return index._data if isinstance(index, Tensor) else index
 
 
 def _tensor_list(tensors, name: str) -> list:
@@ -298,23 +298,23 @@ def _tensor_list(tensors, name: str) -> list:
 
 def cat(tensors, dim: int = 0) -> Tensor:
     tensors = _tensor_list(tensors, "cat")
-    ranked = next((t for t in tensors if not _is_legacy_empty(t.data)), tensors[0])
-    return Cat.apply(normalize_dim(dim, ranked.data.dim()), *tensors)
+    ranked = next((t for t in tensors if not _is_legacy_empty(t._data)), tensors[0])
+    return Cat.apply(normalize_dim(dim, ranked._data.dim()), *tensors)
 
 
 def stack(tensors, dim: int = 0) -> Tensor:
     tensors = _tensor_list(tensors, "stack")
-    return Stack.apply(normalize_dim(dim, tensors[0].data.dim() + 1), *tensors)
+    return Stack.apply(normalize_dim(dim, tensors[0]._data.dim() + 1), *tensors)
 
 
 def to(input: Tensor, *args, **kwargs) -> Tensor:
     """Move or cast, as ``torch.Tensor.to``; a cast to a non-float dtype leaves the graph."""
-    args = tuple(a.data if isinstance(a, Tensor) else a for a in args)
-    out_dtype, out_device = _target(input.data, args, kwargs)
-    if out_dtype == input.data.dtype and out_device == input.data.device and not kwargs.get("copy", False):
+    args = tuple(a._data if isinstance(a, Tensor) else a for a in args)
+    out_dtype, out_device = _target(input._data, args, kwargs)
+    if out_dtype == input._data.dtype and out_device == input._data.device and not kwargs.get("copy", False):
         return input
     if not (out_dtype.is_floating_point or out_dtype.is_complex):
-        return Tensor._make(input.data.to(*args, **kwargs), None)
+        return Tensor._make(input._data.to(*args, **kwargs), None)
     return ToCopy.apply(input, args, kwargs)
 
 

@@ -73,7 +73,7 @@ class Adam(Optimizer):
             params, grads = params_with_grad(group)
             if not params:
                 continue
-            data = [p.data for p in params]
+            data = [p._data for p in params]
             states = [self._state_for(p, group["amsgrad"]) for p in params]
             for indices in buckets(data):
                 _adam(
@@ -89,10 +89,10 @@ class Adam(Optimizer):
         state = self.state[param]
         if len(state) == 0:
             state["step"] = _step_tensor(0.0)
-            state["exp_avg"] = torch.zeros_like(param.data, memory_format=torch.preserve_format)
-            state["exp_avg_sq"] = torch.zeros_like(param.data, memory_format=torch.preserve_format)
+            state["exp_avg"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
+            state["exp_avg_sq"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
             if amsgrad:
-                state["max_exp_avg_sq"] = torch.zeros_like(param.data, memory_format=torch.preserve_format)
+                state["max_exp_avg_sq"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
         return state
 
     def _after_load(self) -> None:

@@ -144,7 +144,7 @@ class Optimizer:
                         grad.detach_()
                     else:
                         grad.requires_grad_(False)
-                    grad.data.zero_()
+                    grad._data.zero_()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update the parameters once; ``closure`` (re-evaluating the loss) runs first with
@@ -218,12 +218,12 @@ class Optimizer:
 def _copy_to(param: Tensor, value: Any, name: str) -> Any:
     """A copy of one saved state entry, placed like ``param`` (torch's casting policy)."""
     if isinstance(value, Tensor):
-        value = value.data
+        value = value._data
     if not isinstance(value, torch.Tensor):
         return value
     if name == "step":
         return value.clone()
-    data = param.data
+    data = param._data
     if data.is_floating_point():
         return value.to(dtype=data.dtype, device=data.device, copy=True)
     return value.to(device=data.device, copy=True)
@@ -232,7 +232,7 @@ def _copy_to(param: Tensor, value: Any, name: str) -> Any:
 def params_with_grad(group: dict[str, Any]) -> tuple[list[Tensor], list[torch.Tensor]]:
     """The group's parameters that have a ``.grad``, and those grads' torch data."""
     params = [p for p in group["params"] if p.grad is not None]
-    return params, [p.grad.data for p in params]
+    return params, [p.grad._data for p in params]
 
 
 CPU_BUCKET_BYTES = 1 << 20

@@ -65,7 +65,7 @@ class SGD(Optimizer):
             params, grads = params_with_grad(group)
             if not params:
                 continue
-            data = [p.data for p in params]
+            data = [p._data for p in params]
             momentum = group["momentum"]
             states = [self.state[p] for p in params] if momentum != 0 else None
             for indices in buckets(data):

@@ -75,7 +75,7 @@ class DistributedDataParallel(Module):
         self.bucket_bytes_cap = int(bucket_cap_mb * 1024 * 1024)
         self.require_backward_grad_sync = True
         _verify_same_parameters([p for _, p in named], self.process_group)
-        _broadcast_coalesced([p.data for p in module.parameters()] + self._buffer_data(), self.process_group)
+        _broadcast_coalesced([p._data for p in module.parameters()] + self._buffer_data(), self.process_group)
         self.reducer = Reducer(
             [p for _, p in named],
             [name for name, _ in named],
@@ -121,7 +121,7 @@ class DistributedDataParallel(Module):
             self.require_backward_grad_sync = previous
 
     def _buffer_data(self) -> list[torch.Tensor]:
-        return [buffer.data for buffer in self.module.buffers()]
+        return [buffer._data for buffer in self.module.buffers()]
 
 
 def _group(process_group: dist.ProcessGroup | None) -> dist.ProcessGroup:

@@ -232,7 +232,7 @@ class Reducer:
             if grad is None:
                 view.zero_()
             else:
-                view.copy_(grad.data)
+                view.copy_(grad._data)
         bucket.buffer.div_(self.group.size())
         with collective(f"all-reduce of gradient bucket {number}", self.group):
             bucket.work = dist.all_reduce(bucket.buffer, group=self.group, async_op=True)
@@ -257,7 +257,7 @@ class Reducer:
                 if param.grad is None:
                     param.grad = Tensor(view.clone())
                 else:
-                    param.grad.data.copy_(view)
+                    param.grad._data.copy_(view)
         self._require_finalize = False
 
 
