@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .autograd.tensor import Tensor
-from .ops import activation, elementwise, inplace, linalg, reduce, shape
+from .ops import activation, elementwise, inplace, linalg, recorded, reduce, shape
 
 
 def _compare(torch_op):
@@ -67,6 +67,7 @@ METHODS = {
     "where": _where,
     # reductions
     "sum": reduce.sum,
+    "sum_to_size": reduce.sum_to_size,
     "mean": reduce.mean,
     "var": reduce.var,
     "std": reduce.std,
@@ -137,6 +138,23 @@ METHODS = {
     "__ne__": _compare(torch.ne),
 }
 
+
+def _sgn(self: Tensor) -> Tensor:
+    return Tensor._make(self._data.sgn(), None)
+
+
+def _matrix_transposed(self: Tensor) -> Tensor:
+    if self._data.dim() < 2:
+        raise RuntimeError(
+            f"tensor.mT is only supported on matrices or batches of matrices. Got {self._data.dim()}-D tensor."
+        )
+    return shape.transpose(self, -2, -1)
+
+
+METHODS["sgn"] = _sgn
+
 for _name, _method in METHODS.items():
     setattr(Tensor, _name, _method)
 Tensor.T = property(_transposed)
+Tensor.mT = property(_matrix_transposed)
+del recorded  # imported for its registrations

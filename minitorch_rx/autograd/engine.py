@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 import sys
+import threading
 from collections.abc import Sequence
 
 import rustworkx as rx
@@ -20,6 +21,7 @@ from . import graph as _graph
 from .function import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Node, accumulator
 from .grad_mode import state
 from .graph import _NodeRef
+from .hooks import call_hooks, run_output_hooks
 from .tensor import Tensor
 
 # References to a gradient inside _accumulate (or _sum) when nobody else holds it: the engine's
@@ -55,26 +57,70 @@ def _sum(buffer: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
 def backward(
     tensors: Sequence[Tensor],
     grad_tensors: Sequence[Tensor | torch.Tensor | None] | None = None,
-    retain_graph: bool = False,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
-    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``)."""
-    roots, grads = _roots_and_grads(tensors, grad_tensors)
-    run(roots, grads, retain_graph, capture=None)
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``):
+    into every leaf's, or only into those of ``inputs`` when given."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
+    if inputs is None:
+        run(roots, grads, retain_graph, None, create_graph)
+        return
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    captured = _run_capturing(roots, grads, inputs, retain_graph, create_graph)
+    for t, g in zip(inputs, captured):
+        if g is not None:
+            _accumulate_into(t, g)
 
 
 def grad(
     outputs: Tensor | Sequence[Tensor],
     inputs: Tensor | Sequence[Tensor],
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
-    retain_graph: bool = False,
-    allow_unused: bool = False,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
-    """The gradients of ``outputs`` with respect to ``inputs``, leaving every ``.grad`` untouched."""
+    """The gradients of ``outputs`` with respect to ``inputs``, leaving every ``.grad`` untouched
+    (``torch.autograd.grad``); with ``create_graph=True`` they are recorded, so they can be
+    differentiated again."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if not outputs:
+        raise RuntimeError("grad requires at least one output: got an empty sequence of outputs")
+    if not inputs:
+        raise RuntimeError("grad requires non-empty inputs.")
     if isinstance(grad_outputs, (Tensor, torch.Tensor)):
         grad_outputs = [grad_outputs]
-    roots, grads = _roots_and_grads(outputs, grad_outputs)
+    roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
+    captured = _run_capturing(roots, grads, inputs, retain_graph, create_graph)
+    result = []
+    for t, g in zip(inputs, captured):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                g = torch.zeros_like(t._data)
+        result.append(g if g is None or isinstance(g, Tensor) else Tensor._make(g, None))
+    return tuple(result)
+
+
+def _run_capturing(roots, grads, inputs: list, retain_graph: bool, create_graph: bool) -> list:
+    """Run backward from ``roots``, taking the gradient that reaches each of ``inputs`` instead
+    of accumulating into any ``.grad``."""
     capture: dict[Node, list[int]] = {}
     rxgraph = roots[0][0]._rx
     for i, t in enumerate(inputs):
@@ -84,17 +130,9 @@ def grad(
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         node = t._node if t._node is not None else _existing_accumulator(t) or accumulator(t, rxgraph)
         capture.setdefault(node, []).append(i)
-    captured: list[torch.Tensor | None] = [None] * len(inputs)
-    run(roots, grads, retain_graph, capture=(capture, inputs, captured))
-    result = []
-    for g in captured:
-        if g is None and not allow_unused:
-            raise RuntimeError(
-                "One of the differentiated Tensors appears to not have been used in the graph. "
-                "Set allow_unused=True if this is the desired behavior."
-            )
-        result.append(None if g is None else Tensor._make(g, None))
-    return tuple(result)
+    captured: list = [None] * len(inputs)
+    run(roots, grads, retain_graph, (capture, inputs, captured), create_graph)
+    return captured
 
 
 def _existing_accumulator(t: Tensor):
@@ -102,32 +140,41 @@ def _existing_accumulator(t: Tensor):
     return acc if acc is not None and acc._rx is not None else None
 
 
-def _roots_and_grads(tensors, grad_tensors):
+def _roots_and_grads(tensors, grad_tensors, create_graph: bool = False):
+    """The nodes backward starts from, and their gradients: torch tensors, or mt.Tensors (kept
+    with their history) under ``create_graph``. A gradient takes its output's dtype and device."""
     if grad_tensors is None:
         grad_tensors = [None] * len(tensors)
     if len(grad_tensors) != len(tensors):
         raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} outputs")
     roots, grads = [], []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"backward expects mt.Tensor outputs, got {type(t).__name__} at position {i}")
         if not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        data = t._data
         if g is None:
-            if t._data.numel() != 1:
+            if data.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not t._data.is_floating_point():
-                raise RuntimeError(
-                    f"grad can be implicitly created only for real scalar outputs but got {t._data.dtype}"
-                )
-            g = torch.ones_like(t._data)
+            if not data.is_floating_point():
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {data.dtype}")
+            g = torch.ones_like(data)
         else:
-            g = g._data if isinstance(g, Tensor) else g
-            if not isinstance(g, torch.Tensor):
+            g_data = g._data if isinstance(g, Tensor) else g
+            if not isinstance(g_data, torch.Tensor):
                 raise TypeError(f"gradient must be a Tensor or None, got {type(g).__name__}")
-            if g.shape != t._data.shape:
+            if g_data.shape != data.shape:
                 raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
-                    f"has a shape of {t._data.shape}."
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g_data.shape} and output[{i}] "
+                    f"has a shape of {data.shape}."
                 )
+            if g_data.dtype != data.dtype or g_data.device != data.device:
+                g = g.to(dtype=data.dtype, device=data.device)
+            if not (create_graph and isinstance(g, Tensor)):
+                g = g._data if isinstance(g, Tensor) else g
+        if create_graph and not isinstance(g, Tensor):
+            g = Tensor._make(g, None)
         node = t._node
         if node is None:
             graph = state.graph or _graph.current_graph()
@@ -181,27 +228,51 @@ _seq = operator.attrgetter("_seq")
 _is_foreign = operator.attrgetter("_foreign")
 
 
-def run(roots: list[tuple[Node, int]], grads: list[torch.Tensor], retain_graph: bool, capture) -> None:
-    for (node, nr), g in zip(roots, grads):
-        _add_grad(node, nr, g)
-    order = _ordered_nodes([node for node, _ in roots])
-    capture_nodes = None if capture is None else capture[0]
-    anomaly = state.anomaly
-    previous_mode = state.grad_enabled
-    state.grad_enabled = False
-    released: list[Node] = []
-    try:
-        if capture is None and not anomaly:
-            _run_plain(order, retain_graph, released)
-        else:
-            _run_in_order(order, retain_graph, capture, capture_nodes, anomaly, released)
-    except BaseException:
-        for node in order:  # leave no partial gradient behind: the graph stays usable
-            node._grad = None if node._n_outputs == 1 else [None] * node._n_outputs
-        raise
-    finally:
-        state.grad_enabled = previous_mode
-        _graph.remove_nodes(released)
+def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture, create_graph: bool = False) -> None:
+    rxgraph = roots[0][0]._rx
+    lock = _graph_lock(rxgraph)
+    with lock:
+        for (node, nr), g in zip(roots, grads):
+            if node._inputs is None and not isinstance(node, AccumulateGrad):
+                raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+            _add_grad(node, nr, g)
+        order = _ordered_nodes([node for node, _ in roots])
+        capture_nodes = None if capture is None else capture[0]
+        anomaly = state.anomaly
+        previous_mode, previous_differentiating = state.grad_enabled, state.differentiating
+        state.grad_enabled = create_graph
+        state.differentiating = create_graph
+        released: list[Node] = []
+        try:
+            if capture is None and not anomaly and not create_graph:
+                _run_plain(order, retain_graph, released)
+            else:
+                _run_in_order(order, retain_graph, capture, capture_nodes, anomaly, released, create_graph)
+        except BaseException:
+            for node in order:  # leave no partial gradient behind: the graph stays usable
+                node._grad = None if node._n_outputs == 1 else [None] * node._n_outputs
+            raise
+        finally:
+            state.grad_enabled = previous_mode
+            state.differentiating = previous_differentiating
+            _graph.remove_nodes(released)
+
+
+def _graph_lock(rxgraph) -> threading.RLock:
+    """One backward at a time per graph: two threads running backward through one graph take
+    turns (the second then finds the graph freed, unless the first retained it)."""
+    lock = rxgraph.attrs if rxgraph is not None else None
+    if lock is None:
+        with _LOCKS_LOCK:
+            lock = rxgraph.attrs if rxgraph is not None else None
+            if lock is None:
+                lock = threading.RLock()
+                if rxgraph is not None:
+                    rxgraph.attrs = lock
+    return lock
+
+
+_LOCKS_LOCK = threading.Lock()
 
 
 def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> None:
@@ -233,8 +304,8 @@ def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> N
                 node._saved = ()
                 released.append(node)
             continue
-        if node._retained is not None:
-            _store_retained(node, grad)
+        if node._tensor_hooks is not None:
+            grad = run_output_hooks(node, grad)
         if not inputs:  # a leaf's accumulator
             _accumulate(node, grad)
             continue
@@ -245,10 +316,17 @@ def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> N
 
 
 def _run_in_order(
-    order: list[Node], retain_graph: bool, capture, capture_nodes, anomaly: bool, released: list[Node]
+    order: list[Node],
+    retain_graph: bool,
+    capture,
+    capture_nodes,
+    anomaly: bool,
+    released: list[Node],
+    create_graph: bool,
 ) -> None:
-    """The backward loop of ``autograd.grad`` (``capture``) and of anomaly detection: every node
-    takes the general path (``_run_plain`` is this loop without those checks, for speed)."""
+    """The backward loop of ``autograd.grad`` (``capture``), of anomaly detection and of
+    ``create_graph``: every node takes the general path (``_run_plain`` is this loop without
+    those checks, for speed)."""
     for node in order:
         grad = node._grad
         inputs = node._inputs
@@ -259,15 +337,20 @@ def _run_in_order(
         node._grad = None
         if inputs is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        if node._retained is not None:
-            _store_retained(node, grad)
+        if node._tensor_hooks is not None:
+            grad = run_output_hooks(node, grad)
+        if not inputs:  # a leaf's accumulator
+            grad = _run_leaf_hooks(node, grad)
         if capture_nodes is not None and node in capture_nodes:
             _capture(node, grad, capture)
-        if not inputs:  # a leaf's accumulator
+        if not inputs:
             if capture is None:
-                _accumulate(node, grad)
+                _accumulate(node, grad, run_grad_hooks=False)
             continue
-        _backward_node(node, grad, inputs, anomaly)
+        if create_graph:
+            _backward_node_recorded(node, grad, inputs, anomaly)
+        else:
+            _backward_node(node, grad, inputs, anomaly)
         grad = None
         if not retain_graph:
             _release(node, released)
@@ -296,6 +379,70 @@ def _backward_node(node: Node, grad, inputs: tuple, anomaly: bool) -> None:
         _distribute(node, inputs, out)
 
 
+def _backward_node_recorded(node: Node, grad, inputs: tuple, anomaly: bool) -> None:
+    """``_backward_node`` under ``create_graph``: the node's backward runs on mt.Tensors, with
+    its saved inputs and outputs given back with their history, so that what it computes is
+    recorded too."""
+    saved = node._saved
+    if saved:
+        versions = node._saved_versions
+        node._saved = _unpack_saved(node)
+        node._saved_versions = (None,) * len(saved)
+    try:
+        if node._passes_gradient:
+            out = grad
+        elif node._n_outputs == 1:
+            out = node._function.backward(node, grad)
+        else:
+            out = node._function.backward(node, *_materialize(node, grad))
+    finally:
+        if saved:
+            node._saved, node._saved_versions = saved, versions
+    if type(out) is not tuple:
+        out = (out,)
+    if node._passes_gradient:
+        out = out + (None,) * (len(inputs) - 1)
+    if len(out) != len(inputs):
+        raise RuntimeError(
+            f"function {type(node).__name__} returned an incorrect number of gradients "
+            f"(expected {len(inputs)}, got {len(out)})"
+        )
+    out = tuple(g if g is None or isinstance(g, Tensor) else Tensor._make(g, None) for g in out)
+    if anomaly:
+        _check_finite(node, tuple(None if g is None else g._data for g in out))
+    _distribute(node, inputs, out)
+
+
+def _unpack_saved(node: Node) -> tuple:
+    """The node's saved tensors as mt.Tensors: an input or output of its op with its history
+    (so gradients flow back through it), anything else as a constant."""
+    saved = node.saved_tensors  # checks the version counters
+    sources = getattr(node, "_saved_sources", None) or (None,) * len(saved)
+    unpacked = []
+    for t, source in zip(saved, sources):
+        if not isinstance(t, torch.Tensor):
+            unpacked.append(t)
+        elif source is None:
+            unpacked.append(Tensor._make(t, None))
+        elif source < 0:
+            unpacked.append(Tensor._make(t, node, -1 - source))
+        else:
+            unpacked.append(_input_tensor(node, source, t))
+    return tuple(unpacked)
+
+
+def _input_tensor(node: Node, i: int, data: torch.Tensor) -> Tensor:
+    parent = node._inputs[i]
+    if parent is None:
+        return Tensor._make(data, None)
+    if isinstance(parent, AccumulateGrad):
+        leaf = parent.variable()
+        if leaf is not None and leaf._data is data:
+            return leaf
+        return Tensor._make(data, None)
+    return Tensor._make(data, parent, 0 if node._input_nrs is None else node._input_nrs[i])
+
+
 def _distribute(node: Node, inputs: tuple, out: tuple) -> None:
     fixups = node._fixups
     nrs = node._input_nrs
@@ -311,27 +458,39 @@ def _distribute(node: Node, inputs: tuple, out: tuple) -> None:
                 g = g.sum_to_size(shape)
             if g.dtype != dtype:
                 g = g.to(dtype)
+        if isinstance(g, Tensor):  # create_graph: sums are recorded
+            if nrs is None:
+                parent._grad = g if parent._grad is None else parent._grad + g
+            else:
+                _add_grad(parent, nrs[i], g)
+            continue
         if nrs is None:
             parent._grad = g if parent._grad is None else _sum(parent._grad, g)
         else:
             _add_grad(parent, nrs[i], g)
 
 
-def _add_grad(node: Node, nr: int, g: torch.Tensor) -> None:
+def _add_grad(node: Node, nr: int, g) -> None:
+    add = _sum if isinstance(g, torch.Tensor) else operator.add
     if node._n_outputs == 1:
-        node._grad = g if node._grad is None else _sum(node._grad, g)
+        node._grad = g if node._grad is None else add(node._grad, g)
     else:
         buffers = node._grad
-        buffers[nr] = g if buffers[nr] is None else _sum(buffers[nr], g)
+        buffers[nr] = g if buffers[nr] is None else add(buffers[nr], g)
 
 
-def _materialize(node: Node, grads: list) -> list[torch.Tensor]:
+def _materialize(node: Node, grads: list) -> list:
     """Multi-output nodes get zeros for outputs that received no gradient, as in PyTorch."""
     node._grad = [None] * node._n_outputs
-    return [
-        torch.zeros(shape, dtype=dtype, device=device) if g is None else g
-        for g, (shape, dtype, device) in zip(grads, node._output_meta)
-    ]
+    recorded = state.differentiating
+    zeros = []
+    for g, (shape, dtype, device) in zip(grads, node._output_meta):
+        if g is None:
+            g = torch.zeros(shape, dtype=dtype, device=device)
+            if recorded:
+                g = Tensor._make(g, None)
+        zeros.append(g)
+    return zeros
 
 
 def _release(node: Node, released: list[Node]) -> None:
@@ -341,30 +500,49 @@ def _release(node: Node, released: list[Node]) -> None:
     released.append(node)
 
 
-def _accumulate(acc: AccumulateGrad, g: torch.Tensor) -> None:
+def _run_leaf_hooks(acc: AccumulateGrad, g):
+    t = acc.variable()
+    if t is None or t._hooks is None or not t._hooks.grad:
+        return g
+    return call_hooks(t._hooks.grad, g, t._data)
+
+
+def _accumulate(acc: AccumulateGrad, g, run_grad_hooks: bool = True) -> None:
     t = acc.variable()
     if t is None:
         return
-    if t._grad is None:
-        if sys.getrefcount(g) > _UNSHARED_REFCOUNT or g._base is not None:
-            g = g.clone()
-        t._grad = Tensor._make(g, None)
-    else:
-        t._grad._data.add_(g)
-    if t._hooks is not None:
-        for hook in t._hooks:
+    hooks = t._hooks
+    if hooks is not None and run_grad_hooks and hooks.grad:
+        g = call_hooks(hooks.grad, g, t._data)
+    _accumulate_into(t, g)
+    if hooks is not None:
+        for hook in list(hooks.post_accumulate):
             hook(t)
 
 
-def _store_retained(node: Node, grad) -> None:
-    for ref in node._retained:
-        t = ref()
-        if t is None:
-            continue
-        g = grad if node._n_outputs == 1 else grad[t._out_nr]
-        if g is None:
-            continue
-        t._grad = Tensor._make(g.clone(), None) if t._grad is None else Tensor._make(t._grad._data + g, None)
+def _accumulate_into(t: Tensor, g) -> None:
+    """Add gradient ``g`` into leaf ``t``'s ``.grad``, in ``t``'s dtype and device. Out of place
+    under ``create_graph`` (``.grad`` keeps its history), in place otherwise. Threads that
+    share a leaf (Hogwild) take turns, so no gradient is lost."""
+    data = t._data
+    if isinstance(g, Tensor):
+        if g._data.dtype != data.dtype or g._data.device != data.device:
+            g = g.to(dtype=data.dtype, device=data.device)
+        with _ACCUMULATE_LOCK:
+            t._grad = g if t._grad is None else t._grad + g
+        return
+    if g.dtype != data.dtype or g.device != data.device:
+        g = g.to(dtype=data.dtype, device=data.device)
+    with _ACCUMULATE_LOCK:
+        if t._grad is None:
+            if sys.getrefcount(g) > _UNSHARED_REFCOUNT + 1 or g._base is not None:
+                g = g.clone()
+            t._grad = Tensor._make(g, None)
+        else:
+            t._grad._data.add_(g)
+
+
+_ACCUMULATE_LOCK = threading.Lock()
 
 
 def _capture(node: Node, grad, capture) -> None:

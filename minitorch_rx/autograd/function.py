@@ -55,6 +55,7 @@ class Node:
         "_grad",
         "_saved",
         "_saved_versions",
+        "_saved_sources",
         "_simple",
         "__dict__",
         "__weakref__",
@@ -65,7 +66,7 @@ class Node:
     _fixups: tuple | None = None  # per input: (shape, dtype) its gradient must be reduced/cast to
     _input_nrs: tuple | None = None  # per input: which output of a multi-output node it is
     _n_outputs = 1
-    _retained: list | None = None  # weak references to outputs that called retain_grad()
+    _tensor_hooks = None  # hooks.OutputHooks: register_hook()/retain_grad() on its outputs
     _non_differentiable: frozenset = frozenset()
     _foreign = False  # some input lives in another graph
     _forward_trace: list | None = None  # recorded under detect_anomaly()
@@ -287,7 +288,10 @@ class Function:
             node._input_nrs = (x._out_nr, *_NO_INPUTS[extra])
             node._simple = False
         node.needs_input_grad = _FIRST_INPUT_ONLY[extra]
-        out = cls.forward(node, x._data, *params)
+        data = x._data
+        out = cls.forward(node, data, *params)
+        if node._saved:
+            node._saved_sources = _saved_sources(node._saved, (data,), out)
         node._inputs = (parent, *_NO_INPUTS[extra]) if extra else (parent,)
         node._seq = _next_seq()
         node._grad = None
@@ -407,6 +411,8 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
         needs.append(False)
     node.needs_input_grad = tuple(needs)
     out = cls.forward(node, *datas)
+    if node._saved:
+        node._saved_sources = _saved_sources(node._saved, datas, out)
     node._inputs = tuple(parents)
     node._seq = _next_seq()
     node._grad = None
@@ -434,6 +440,26 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
             else:
                 node._foreign = True
     return result
+
+
+def _saved_sources(saved: tuple, inputs, out) -> tuple:
+    """Per saved tensor: the index of the input it is (``i``), the output it is (``-1 - nr``), or
+    ``None``; so that under ``create_graph`` a saved input or output comes back with its history."""
+    sources = []
+    for t in saved:
+        source = None
+        if isinstance(t, torch.Tensor):
+            for i, data in enumerate(inputs):
+                if t is data:
+                    source = i
+                    break
+            else:
+                for nr, o in enumerate(out if type(out) is tuple else (out,)):
+                    if t is o:
+                        source = -1 - nr
+                        break
+        sources.append(source)
+    return tuple(sources)
 
 
 def _record_fixups(node: Node, args: tuple, out: torch.Tensor) -> None:

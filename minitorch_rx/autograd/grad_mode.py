@@ -19,6 +19,9 @@ class _State(threading.local):
         self._anomaly = False
         self._graph = None  # the Graph ops record into; set lazily by autograd.graph
         self.recording = None
+        # True while backward runs with create_graph=True: torch functions that op backwards call
+        # on mt.Tensors then run as their recorded minitorch_rx equivalents (autograd/tensor.py).
+        self.differentiating = False
 
     def _refresh(self) -> None:
         self.recording = self._graph if self._grad_enabled and not self._anomaly else None

@@ -11,25 +11,11 @@ from collections.abc import Callable
 
 import torch
 
+from . import hooks as _hooks
+from .hooks import RemovableHandle
+from .torch_function import dispatch as _dispatch
+
 _new = object.__new__
-
-
-class RemovableHandle:
-    """Returned by hook registrations; ``remove()`` unregisters the hook (holds the tensor weakly)."""
-
-    __slots__ = ("_tensor", "_hook")
-
-    def __init__(self, tensor: Tensor, hook: Callable) -> None:
-        import weakref
-
-        self._tensor = weakref.ref(tensor)
-        self._hook = hook
-
-    def remove(self) -> None:
-        tensor = self._tensor()
-        if tensor is not None and tensor._hooks:
-            remaining = [h for h in tensor._hooks if h is not self._hook]
-            tensor._hooks = remaining or None
 
 
 class Tensor:
@@ -181,6 +167,10 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         self._data = value
 
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return _dispatch(func, args, kwargs or {})
+
     # -------------------------------------------------------------- conversion
     def torch(self) -> torch.Tensor:
         """The underlying ``torch.Tensor``: no copy, no graph."""
@@ -253,29 +243,39 @@ class Tensor:
     @property
     def retains_grad(self) -> bool:
         node = self._node
-        return node is not None and any(ref() is self for ref in node._retained or ())
+        hooks = None if node is None else node._tensor_hooks
+        return hooks is not None and any(ref() is self for ref in hooks.retained)
 
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
-        node = self._node
-        if node is None:
+        if self._node is None:
             if not self._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
-        if self.retains_grad:
-            return
-        import weakref
+        if not self.retains_grad:
+            _hooks.retain(self)
 
-        node._retained = [*(node._retained or ()), weakref.ref(self)]
-        node._simple = False
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient has been computed, before it moves on
+        (into ``.grad`` for a leaf); a returned tensor replaces the gradient. As ``torch.Tensor.register_hook``."""
+        if not callable(hook):
+            raise TypeError(f"hook must be callable, got {type(hook).__name__}")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._node is not None:
+            return _hooks.add_output_hook(self, hook)
+        hooks = _hooks.leaf_hooks(self).grad
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
         """Call ``hook(tensor)`` each time backward has accumulated into this leaf's ``.grad``;
         ``handle.remove()`` takes it out again."""
         if self._node is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        self._hooks = [*(self._hooks or ()), hook]
-        return RemovableHandle(self, hook)
+        hooks = _hooks.leaf_hooks(self).post_accumulate
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's data, outside any graph."""
@@ -286,11 +286,18 @@ class Tensor:
         self._requires_grad = False
         return self
 
-    def backward(self, gradient: Tensor | None = None, retain_graph: bool = False) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``, as ``torch.Tensor.backward``."""
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Tensor | list | None = None,
+    ) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (only into ``inputs``' when given),
+        as ``torch.Tensor.backward``; ``create_graph=True`` records the gradients' own computation."""
         from .engine import backward
 
-        backward([self], None if gradient is None else [gradient], retain_graph)
+        backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 
     # ------------------------------------------------------------ device/dtype
     def to(self, *args, **kwargs) -> Tensor:

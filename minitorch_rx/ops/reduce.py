@@ -174,6 +174,22 @@ def sum(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
+def sum_to_size(input: Tensor, *size) -> Tensor:
+    """Sum ``input`` down to ``size`` (the reverse of broadcasting ``size`` to its shape)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
+        size = size[0]
+    size = tuple(size)
+    shape = tuple(input._data.shape)
+    if shape == size:
+        return input
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {list(size)} is not expandable to size {list(shape)}.")
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
+    summed = Sum.apply(input, dims, True) if dims else input
+    return summed.reshape(size)
+
+
 def mean(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("mean", input)

@@ -1,0 +1,167 @@
+"""The torch functions that op backwards call, as recorded minitorch_rx ops for ``create_graph``.
+
+Each op has one backward, written on torch data for first-order speed (``torch.where``, torch's
+own ``aten.*_backward`` kernels). Under ``create_graph=True`` the engine runs that same backward
+on ``mt.Tensor``s; the torch functions it calls then reach ``Tensor.__torch_function__``, which
+runs the equivalent below: the same formula, built from recorded ops, so the gradient can be
+differentiated again, to any order. A torch function missing here raises there, never a silent
+constant.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..autograd.function import Function
+from ..autograd.tensor import Tensor
+from ..autograd.torch_function import recorded_equivalent
+from . import activation, elementwise, linalg, shape
+
+aten = torch.ops.aten
+
+
+def _wrap(t):
+    return t if isinstance(t, Tensor) or not isinstance(t, torch.Tensor) else Tensor._make(t, None)
+
+
+def _data(t):
+    return t._data if isinstance(t, Tensor) else t
+
+
+@recorded_equivalent(torch.where)
+def _where(condition, input, other):
+    return elementwise.where(_data(condition), input, other)
+
+
+@recorded_equivalent(torch.zeros_like)
+def _zeros_like(input, **kwargs):
+    return Tensor._make(torch.zeros_like(_data(input), **kwargs), None)
+
+
+@recorded_equivalent(torch.ones_like)
+def _ones_like(input, **kwargs):
+    return Tensor._make(torch.ones_like(_data(input), **kwargs), None)
+
+
+@recorded_equivalent(torch.as_tensor)
+def _as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor):
+        return data.to(dtype=dtype or data.dtype, device=device or data.device)
+    return Tensor._make(torch.as_tensor(data, dtype=dtype, device=device), None)
+
+
+@recorded_equivalent(torch.exp)
+def _exp(input):
+    return elementwise.exp(input)
+
+
+@recorded_equivalent(torch.log)
+def _log(input):
+    return elementwise.log(input)
+
+
+@recorded_equivalent(torch.sigmoid)
+def _sigmoid(input):
+    return activation.sigmoid(_wrap(input))
+
+
+@recorded_equivalent(torch.mm, torch.matmul)
+def _mm(input, other):
+    return linalg.matmul(_wrap(input), _wrap(other))
+
+
+@recorded_equivalent(torch.cat)
+def _cat(tensors, dim=0):
+    return shape.cat([_wrap(t) for t in tensors], dim)
+
+
+# ----------------------------------------------------------- torch's own backward kernels
+@recorded_equivalent(aten.threshold_backward)
+def _threshold_backward(grad, input, threshold):
+    return grad * (_data(input) > threshold)
+
+
+@recorded_equivalent(aten.leaky_relu_backward)
+def _leaky_relu_backward(grad, input, negative_slope, self_is_result):
+    return elementwise.where(_data(input) > 0, grad, grad * negative_slope)
+
+
+@recorded_equivalent(aten.elu_backward)
+def _elu_backward(grad, alpha, scale, input_scale, is_result, input):
+    x = _wrap(input)
+    negative = grad * (input_scale * alpha * scale) * (x * input_scale).exp()
+    return elementwise.where(x._data > 0, grad * scale, negative)
+
+
+@recorded_equivalent(aten.sigmoid_backward)
+def _sigmoid_backward(grad, output):
+    y = _wrap(output)
+    return grad * y * (1 - y)
+
+
+@recorded_equivalent(aten.tanh_backward)
+def _tanh_backward(grad, output):
+    y = _wrap(output)
+    return grad * (1 - y * y)
+
+
+@recorded_equivalent(aten.silu_backward)
+def _silu_backward(grad, input):
+    x = _wrap(input)
+    s = activation.sigmoid(x)
+    return grad * s * (1 + x * (1 - s))
+
+
+@recorded_equivalent(aten.softplus_backward)
+def _softplus_backward(grad, input, beta, threshold):
+    x = _wrap(input)
+    return elementwise.where((x._data * beta) > threshold, grad, grad * activation.sigmoid(x * beta))
+
+
+@recorded_equivalent(aten.gelu_backward)
+def _gelu_backward(grad, input, approximate="none"):
+    x = _wrap(input)
+    if approximate == "tanh":
+        k = math.sqrt(2 / math.pi)
+        inner = (x + 0.044715 * x * x * x) * k
+        t = activation.tanh(inner)
+        return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x))
+    cdf = 0.5 * (1 + _Erf.apply(x * (1 / math.sqrt(2))))
+    pdf = (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+    return grad * (cdf + x * pdf)
+
+
+class _Erf(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.erf(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * (x * x * -1).exp() * (2 / math.sqrt(math.pi))
+
+
+@recorded_equivalent(aten._softmax_backward_data)
+def _softmax_backward(grad, output, dim, input_dtype):
+    y = _wrap(output)
+    return y * (grad - (grad * y).sum(dim, keepdim=True))
+
+
+@recorded_equivalent(aten._log_softmax_backward_data)
+def _log_softmax_backward(grad, output, dim, input_dtype):
+    y = _wrap(output)
+    return grad - y.exp() * grad.sum(dim, keepdim=True)
+
+
+@recorded_equivalent(aten.native_dropout_backward)
+def _dropout_backward(grad, mask, scale):
+    return grad * (_data(mask) * scale)
+
+
+@recorded_equivalent(torch.Tensor.sum_to_size)
+def _sum_to_size(input, *size):
+    return _wrap(input).sum_to_size(*size)
