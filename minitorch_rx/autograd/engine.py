@@ -18,7 +18,7 @@ import rustworkx as rx
 import torch
 
 from . import graph as _graph
-from .function import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Node, accumulator
+from .function import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Function, Node, accumulator
 from .grad_mode import state
 from .graph import _NodeRef
 from .hooks import call_hooks, run_output_hooks
@@ -238,6 +238,9 @@ def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture,
             _add_grad(node, nr, g)
         order = _ordered_nodes([node for node, _ in roots])
         capture_nodes = None if capture is None else capture[0]
+        dropped = ()
+        if capture_nodes is not None:
+            order, dropped = _on_paths_to(order, capture_nodes)
         anomaly = state.anomaly
         previous_mode, previous_differentiating = state.grad_enabled, state.differentiating
         state.grad_enabled = create_graph
@@ -255,7 +258,46 @@ def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture,
         finally:
             state.grad_enabled = previous_mode
             state.differentiating = previous_differentiating
+            for node in dropped:  # gradients that reached nodes off the paths to the inputs
+                node._grad = None if node._n_outputs == 1 else [None] * node._n_outputs
             _graph.remove_nodes(released)
+
+
+def _on_paths_to(order: list[Node], targets) -> tuple[list[Node], list[Node]]:
+    """The nodes of ``order`` that lie on a path to one of ``targets`` (``autograd.grad`` runs
+    only those, as PyTorch's engine does), and the others (whose gradients are dropped)."""
+    rxgraph = order[0]._rx if order else None
+    if rxgraph is None or any(node._rx is not rxgraph or node._foreign for node in order):
+        return order, []
+    wanted = set()
+    for target in targets:
+        if target._rx is rxgraph:
+            wanted.add(target._index)
+            wanted.update(rx.descendants(rxgraph, target._index))
+    kept, dropped = [], []
+    for node in order:
+        (kept if node._index in wanted else dropped).append(node)
+    return kept, dropped
+
+
+def recorded_vjp(composite, inputs: Sequence[Tensor | None], needs: Sequence[bool], output_grad: Tensor) -> tuple:
+    """For an op's backward under ``create_graph``: the gradients of ``composite(*inputs)`` (the
+    op written with recorded ops) with respect to the ``inputs`` that ``needs`` names, given the
+    output's gradient ``output_grad``, themselves recorded. Each input enters through an identity
+    op, so the gradient taken is the partial one even when inputs share history (an input with no
+    history enters as a fresh leaf)."""
+    proxies = []
+    for x, need in zip(inputs, needs):
+        if not need or x is None:
+            proxies.append(None)
+        elif x._requires_grad:
+            proxies.append(_Identity.apply(x))
+        else:
+            proxies.append(Tensor(x._data, requires_grad=True))
+    out = composite(*[x if p is None else p for p, x in zip(proxies, inputs)])
+    wanted = [p for p in proxies if p is not None]
+    grads = iter(grad([out], wanted, [output_grad], create_graph=True, allow_unused=True) if wanted else ())
+    return tuple(None if p is None else next(grads) for p in proxies)
 
 
 def _graph_lock(rxgraph) -> threading.RLock:
@@ -562,3 +604,13 @@ def _check_finite(node: Node, out: tuple) -> None:
                 f"Function '{type(node).__name__}' returned {kind} values in its {i}th output.\n"
                 f"The forward call that created it:\n{trace}"
             )
+
+
+class _Identity(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad

@@ -367,6 +367,32 @@ class ConstantOp(Function):
         return result
 
 
+def call(fn: type[Function], *args: object):
+    """Run Function ``fn`` inside another op's backward: on torch data without recording (the
+    first-order path), or recorded through ``apply`` when some argument is an ``mt.Tensor``
+    (under ``create_graph``). So a backward can be built from Functions, and stay differentiable."""
+    for a in args:
+        if isinstance(a, Tensor):
+            return fn.apply(*args)
+    return fn.forward(_InertContext(args), *args)
+
+
+class LinearMap(Function):
+    """A backward kernel that is linear in the gradient, as a recorded op (under ``create_graph``):
+    ``kernel(grad)``, whose own backward is ``adjoint`` (for example: the gradient of a pooling is
+    linear in the output's gradient; its adjoint is the pooling itself). ``adjoint`` must accept
+    torch data and mt.Tensors alike (build it from ``call``)."""
+
+    @staticmethod
+    def forward(ctx, grad, kernel, adjoint):
+        ctx.adjoint = adjoint
+        return kernel(grad)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.adjoint(grad), None, None
+
+
 def _apply1_general(cls: type[Function], x: Tensor, params: tuple) -> Tensor:
     """``apply1`` off its hot path: grad mode off, anomaly detection on, no graph yet, an input
     that needs no gradient, or a Tensor subclass."""

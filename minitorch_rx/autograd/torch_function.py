@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import torch
+
 from .grad_mode import state
 
 #: torch function -> the minitorch_rx function that computes it with recording.
@@ -26,22 +28,28 @@ def recorded_equivalent(*torch_functions: Callable) -> Callable:
     return register
 
 
-def _is_operator(func: Callable) -> bool:
-    name = getattr(func, "__name__", "")
-    return name.startswith("__") and name.endswith("__")
-
-
 def dispatch(func: Callable, args: tuple, kwargs: dict):
-    if _is_operator(func):
-        # torch_tensor * mt_tensor: let Python call mt.Tensor's reflected operator, which records.
+    if not state.differentiating:
+        # torch_tensor * mt_tensor: torch gives up, and Python calls mt.Tensor's reflected
+        # operator, which records.
         return NotImplemented
-    if state.differentiating:
-        equivalent = RECORDED.get(func)
-        if equivalent is None:
-            raise RuntimeError(
-                f"create_graph=True: a backward called {getattr(func, '__name__', func)} on an mt.Tensor, "
-                "which has no recorded equivalent in minitorch_rx, so this gradient cannot be "
-                "differentiated again"
-            )
+    equivalent = RECORDED.get(func)
+    if equivalent is not None:
         return equivalent(*args, **kwargs)
-    return NotImplemented
+    name = getattr(func, "__name__", "")
+    if getattr(func, "__objclass__", None) is torch._C.TensorBase and hasattr(_tensor_class(), name):
+        # A torch.Tensor method called on torch data with mt.Tensor arguments (``zeros.scatter_(d,
+        # i, grad)``, ``mask * grad``): the same method of the data as a constant mt.Tensor.
+        Tensor = _tensor_class()
+        self = args[0] if isinstance(args[0], Tensor) else Tensor._make(args[0], None)
+        return getattr(self, name)(*args[1:], **kwargs)
+    raise RuntimeError(
+        f"create_graph=True: a backward called {name or func} on an mt.Tensor, which has no recorded "
+        "equivalent in minitorch_rx, so this gradient cannot be differentiated again"
+    )
+
+
+def _tensor_class():
+    from .tensor import Tensor
+
+    return Tensor

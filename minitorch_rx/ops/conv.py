@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 import torch
 
-from ..autograd.function import Function
+from ..autograd.engine import recorded_vjp
+from ..autograd.function import Function, call
 from ..autograd.tensor import Tensor
 from . import im2col as columns
 
@@ -77,8 +78,7 @@ class Unfold(Function):
     @staticmethod
     def backward(ctx, grad):
         size, kernel, dilation, pads, stride, batched = ctx.args
-        g = _col2im_rows(grad if batched else grad.unsqueeze(0), size, kernel, dilation, pads, stride)
-        return (g if batched else g.squeeze(0)), None, None, None, None, None, None
+        return call(Fold, grad, size, kernel, dilation, pads, stride, batched), None, None, None, None, None, None
 
 
 class Fold(Function):
@@ -94,8 +94,7 @@ class Fold(Function):
     @staticmethod
     def backward(ctx, grad):
         kernel, dilation, pads, stride, out_size, batched = ctx.args
-        g = _im2col_rows(grad if batched else grad.unsqueeze(0), kernel, dilation, pads, stride, out_size)
-        return (g if batched else g.squeeze(0)), None, None, None, None, None, None
+        return call(Unfold, grad, kernel, dilation, pads, stride, out_size, batched), None, None, None, None, None, None
 
 
 class ConvNd(Function):
@@ -113,14 +112,14 @@ class ConvNd(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, stride, pads, dilation, groups, batched):
+        need_x, need_w = ctx.needs_input_grad[:2]
+        ctx.save_for_backward(x if need_w else None, weight if need_x else None)
         if not batched:
             x = x.unsqueeze(0)
         kernel = tuple(weight.shape[2:])
         padded_size = [s + before + after for s, (before, after) in zip(x.shape[2:], pads, strict=True)]
         out_size = _num_blocks(padded_size, kernel, dilation, stride)
         y = columns.correlate(x, pads, weight, bias, dilation, stride, out_size, groups)
-        need_x, need_w = ctx.needs_input_grad[:2]
-        ctx.save_for_backward(x if need_w else None, weight if need_x else None)
         ctx.meta = (x.shape, pads, dilation, stride, out_size, groups, weight.shape, batched)
         return y if batched else y.squeeze(0)
 
@@ -129,6 +128,10 @@ class ConvNd(Function):
         x, weight = ctx.saved_tensors
         x_shape, pads, dilation, stride, out_size, groups, weight_shape, batched = ctx.meta
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        if isinstance(grad, Tensor):
+            return _conv_backward_recorded(ctx, x, weight, grad)
+        if x is not None and not batched:
+            x = x.unsqueeze(0)
         n, channels = x_shape[:2]
         out_channels = weight_shape[0]
         kernel = tuple(weight_shape[2:])
@@ -165,6 +168,36 @@ class ConvNd(Function):
         if need_x and not batched:
             grad_x = grad_x.squeeze(0)
         return grad_x, grad_w, grad_b, None, None, None, None, None
+
+
+def _conv_backward_recorded(ctx, x, weight, grad) -> tuple:
+    """ConvNd's backward under ``create_graph``: the gradients of the convolution written as
+    ``Unfold`` and a product (both recorded, and differentiable again). An input that was not
+    saved is not needed (its own gradient does not depend on it): zeros stand in."""
+    x_shape, pads, dilation, stride, out_size, groups, weight_shape, batched = ctx.meta
+    need_x, need_w, need_b = ctx.needs_input_grad[:3]
+    g = grad if batched else grad.unsqueeze(0)
+    n, channels = x_shape[:2]
+    out_channels, kernel = weight_shape[0], tuple(weight_shape[2:])
+    like = g._data
+    if x is None:
+        x = Tensor._make(torch.zeros(x_shape, dtype=like.dtype, device=like.device), None)
+    elif not batched:
+        x = x.unsqueeze(0)
+    if weight is None:
+        weight = Tensor._make(torch.zeros(weight_shape, dtype=like.dtype, device=like.device), None)
+
+    def convolution(x, weight):
+        cols = Unfold.apply(x, kernel, dilation, pads, stride, out_size, True)
+        cols = cols.reshape(n, groups, channels // groups * math.prod(kernel), math.prod(out_size))
+        out = weight.reshape(groups, out_channels // groups, -1) @ cols
+        return out.reshape(n, out_channels, *out_size)
+
+    grad_x, grad_w = recorded_vjp(convolution, (x, weight), (need_x, need_w), g)
+    if grad_x is not None and not batched:
+        grad_x = grad_x.squeeze(0)
+    grad_b = g.sum((0, *range(2, g.dim()))) if need_b else None
+    return grad_x, grad_w, grad_b, None, None, None, None, None
 
 
 # ------------------------------------------------------------------ argument checks

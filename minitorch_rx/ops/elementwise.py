@@ -166,15 +166,17 @@ class Pow(Function):
         need_base, need_exponent = ctx.needs_input_grad
         grad_base = grad_exponent = None
         if need_base:
-            if isinstance(exponent, torch.Tensor):
-                grad_base = torch.where(exponent == 0, 0.0, grad * exponent * base ** (exponent - 1))
+            if isinstance(exponent, (torch.Tensor, Tensor)):
+                grad_base = torch.where(_data(exponent) == 0, 0.0, grad * exponent * base ** (exponent - 1))
             elif exponent == 0:
                 grad_base = torch.zeros_like(grad)
             else:
                 grad_base = grad * exponent * base ** (exponent - 1)
         if need_exponent:
-            base = torch.as_tensor(base, dtype=out.dtype, device=out.device)
-            grad_exponent = grad * torch.where((base == 0) & (exponent >= 0), 0.0, out * torch.log(base))
+            if not isinstance(base, (torch.Tensor, Tensor)):  # a Python number: 2 ** x
+                base = torch.as_tensor(base, dtype=out.dtype, device=out.device)
+            zero_base = (_data(base) == 0) & (_data(exponent) >= 0)
+            grad_exponent = grad * torch.where(zero_base, 0.0, out * torch.log(base))
         return grad_base, grad_exponent
 
 
@@ -262,6 +264,7 @@ class Clamp(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        x = _data(x)  # the mask is a constant under create_graph too
         low, high = ctx.bounds
         # Strict, as PyTorch: a value on a bound gets no gradient.
         if low is not None and high is not None:
@@ -301,10 +304,16 @@ class Minimum(Function):
         return _select_grads(ctx, grad, a, b, a < b)
 
 
+def _data(t):
+    """The torch data of ``t`` (an mt.Tensor under ``create_graph``), for masks and tests."""
+    return t._data if isinstance(t, Tensor) else t
+
+
 def _select_grads(ctx, grad, a, b, a_wins):
     """maximum/minimum: the winner takes the gradient, ties split it evenly (as PyTorch)."""
     half = grad / 2
-    tie = a == b
+    tie = _data(a) == _data(b)
+    a_wins = _data(a_wins)
     grad_a = torch.where(tie, half, torch.where(a_wins, grad, 0.0)) if ctx.needs_input_grad[0] else None
     grad_b = torch.where(tie, half, torch.where(a_wins, 0.0, grad)) if ctx.needs_input_grad[1] else None
     return grad_a, grad_b

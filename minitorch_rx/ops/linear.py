@@ -24,7 +24,7 @@ class Linear(Function):
     def forward(ctx, x, weight, bias):
         need_x, need_weight, _ = ctx.needs_input_grad
         rows = x if x.dim() == 2 else x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
-        ctx.save_for_backward(rows if need_weight else None, weight if need_x else None)
+        ctx.save_for_backward(x if need_weight else None, weight if need_x else None)
         ctx.shapes = (x.shape, None if bias is None else bias.shape)
         if bias is None:
             out = torch.mm(rows, weight.t())
@@ -34,7 +34,7 @@ class Linear(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        rows, weight = ctx.saved_tensors
+        x, weight = ctx.saved_tensors
         x_shape, bias_shape = ctx.shapes
         grad_rows = grad if grad.dim() == 2 else grad.reshape(-1, grad.shape[-1])
         grad_x = grad_weight = grad_bias = None
@@ -42,7 +42,8 @@ class Linear(Function):
             grad_x = torch.mm(grad_rows, weight)
             if grad_rows is not grad:
                 grad_x = grad_x.view(x_shape)
-        if rows is not None:
+        if x is not None:
+            rows = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
             grad_weight = torch.mm(grad_rows.t(), rows)
         if ctx.needs_input_grad[2]:
             grad_bias = grad_rows.sum(0)

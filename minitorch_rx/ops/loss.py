@@ -173,14 +173,17 @@ class CrossEntropy(Function):
             smooth = -weighted.sum(class_dim).masked_fill_(target == ignore_index, 0.0)
             smooth = smooth.sum() / total_weight if reduction == MEAN else _reduce(smooth, reduction)
             loss = (1 - label_smoothing) * loss + smooth * (label_smoothing / x.shape[class_dim])
-        ctx.save_for_backward(logp, target, weight, total_weight)
+        # The logits, not log_softmax's result: backward recomputes that (one cheap kernel), and
+        # under create_graph it comes back with the logits' history.
+        ctx.save_for_backward(x, target, weight, total_weight)
         ctx.options = (class_dim, reduction, ignore_index, label_smoothing)
         return loss
 
     @staticmethod
     def backward(ctx, grad):
-        logp, target, weight, total_weight = ctx.saved_tensors
+        x, target, weight, total_weight = ctx.saved_tensors
         class_dim, reduction, ignore_index, label_smoothing = ctx.options
+        logp = torch.log_softmax(x, class_dim)
         nll_grad = grad * (1 - label_smoothing) if label_smoothing > 0 else grad
         grad_logp = _nll_backward(nll_grad, logp, target, weight, reduction, ignore_index, total_weight)
         if label_smoothing > 0:
@@ -211,14 +214,15 @@ class CrossEntropyProbabilities(Function):
         loss = -weighted.sum(class_dim)
         count = x.numel() // classes if classes else 0
         loss = loss.sum() / count if reduction == MEAN else _reduce(loss, reduction)
-        ctx.save_for_backward(logp, target, class_weight)
+        ctx.save_for_backward(x, target, class_weight)
         ctx.options = (class_dim, reduction, label_smoothing, count)
         return loss
 
     @staticmethod
     def backward(ctx, grad):
-        logp, target, class_weight = ctx.saved_tensors
+        x, target, class_weight = ctx.saved_tensors
         class_dim, reduction, label_smoothing, count = ctx.options
+        logp = torch.log_softmax(x, class_dim)
         need_x, need_target, need_weight = ctx.needs_input_grad[:3]
         per_sample = grad.unsqueeze(class_dim) if reduction == NONE else grad
         neg = -_output_grad(per_sample, reduction, count)
@@ -302,15 +306,14 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> None:
 class MSELoss(Function):
     @staticmethod
     def forward(ctx, x, target, reduction):
-        x_full, target_full = torch.broadcast_tensors(x, target)
-        ctx.save_for_backward(x_full, target_full)
+        ctx.save_for_backward(x, target)
         ctx.metas = ((x.shape, x.dtype), (target.shape, target.dtype))
         ctx.reduction = reduction
-        return aten.mse_loss(x_full, target_full, reduction)
+        return aten.mse_loss(*torch.broadcast_tensors(x, target), reduction)
 
     @staticmethod
     def backward(ctx, grad):
-        x_full, target_full = ctx.saved_tensors
+        x_full, target_full = torch.broadcast_tensors(*ctx.saved_tensors)
         x_meta, target_meta = ctx.metas
         grad_full = aten.mse_loss_backward(grad, x_full, target_full, ctx.reduction)
         need_x, need_target = ctx.needs_input_grad[:2]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import torch
 
+from ..autograd.engine import recorded_vjp
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, not_a_tensor
@@ -46,6 +47,11 @@ class BatchNorm(Function):
             grad_bias = torch.zeros_like(bias) if need_bias else None
             return grad, grad_weight, grad_bias, None, None, None, None, None
         x, weight, running_mean, running_var, save_mean, save_invstd = ctx.saved_tensors
+        if isinstance(grad, Tensor):
+            bias = Tensor._make(torch.zeros_like(weight._data), None) if need_bias and weight is not None else None
+            composite = _batch_norm_composite(running_mean, running_var, ctx.training, ctx.eps)
+            grads = recorded_vjp(composite, (x, weight, bias), (need_x, need_weight, need_bias), grad)
+            return *grads, None, None, None, None, None
         grad_x, grad_weight, grad_bias = aten.native_batch_norm_backward(
             grad,
             x,
@@ -67,16 +73,56 @@ class LayerNorm(Function):
         out, mean, rstd = torch.native_layer_norm(x, normalized_shape, weight, bias, eps)
         ctx.save_for_backward(x, mean, rstd, weight, bias)
         ctx.normalized_shape = normalized_shape
+        ctx.eps = eps
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, mean, rstd, weight, bias = ctx.saved_tensors
         need = ctx.needs_input_grad
+        if isinstance(grad, Tensor):
+            composite = _layer_norm_composite(ctx.normalized_shape, ctx.eps)
+            grad_x, grad_weight, grad_bias = recorded_vjp(
+                composite, (x, weight, bias), (need[0], need[2], need[3]), grad
+            )
+            return grad_x, None, grad_weight, grad_bias, None
         grad_x, grad_weight, grad_bias = aten.native_layer_norm_backward(
             grad, x, ctx.normalized_shape, mean, rstd, weight, bias, [need[0], need[2], need[3]]
         )
         return grad_x, None, grad_weight, grad_bias, None
+
+
+def _layer_norm_composite(normalized_shape, eps: float):
+    """layer_norm from recorded ops (for its backward under ``create_graph``)."""
+    dims = tuple(range(-len(normalized_shape), 0))
+
+    def layer_norm(x, weight, bias):
+        centered = x - x.mean(dims, keepdim=True)
+        y = centered / ((centered * centered).mean(dims, keepdim=True) + eps).sqrt()
+        if weight is not None:
+            y = y * weight
+        return y if bias is None else y + bias
+
+    return layer_norm
+
+
+def _batch_norm_composite(running_mean, running_var, training: bool, eps: float):
+    """batch_norm from recorded ops (for its backward under ``create_graph``): the batch's
+    statistics in training, the running ones (constants) in evaluation."""
+
+    def batch_norm(x, weight, bias):
+        per_channel = (1, -1) + (1,) * (x.dim() - 2)
+        if training:
+            dims = (0, *range(2, x.dim()))
+            centered = x - x.mean(dims, keepdim=True)
+            y = centered / ((centered * centered).mean(dims, keepdim=True) + eps).sqrt()
+        else:
+            y = (x - running_mean.reshape(per_channel)) / (running_var.reshape(per_channel) + eps).sqrt()
+        if weight is not None:
+            y = y * weight.reshape(per_channel)
+        return y if bias is None else y + bias.reshape(per_channel)
+
+    return batch_norm
 
 
 def batch_norm(

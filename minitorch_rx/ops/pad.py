@@ -44,7 +44,7 @@ class Pad(Function):
     def backward(ctx, grad):
         pad, mode = ctx.pad, ctx.mode
         if mode == "constant":
-            grad_input = torch_functional.pad(grad, [-p for p in pad])
+            grad_input = torch_functional.pad(grad, [-p for p in pad])  # recorded under create_graph too
         elif mode == "circular":
             grad_input = _circular_backward(grad, pad, ctx.input_shape)
         else:

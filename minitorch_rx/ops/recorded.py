@@ -14,10 +14,11 @@ import math
 
 import torch
 
-from ..autograd.function import Function
+from ..autograd.function import Function, LinearMap, call
 from ..autograd.tensor import Tensor
 from ..autograd.torch_function import recorded_equivalent
-from . import activation, elementwise, linalg, shape
+from . import activation, elementwise, linalg, pool, shape
+from . import pad as padding
 
 aten = torch.ops.aten
 
@@ -75,6 +76,27 @@ def _mm(input, other):
 @recorded_equivalent(torch.cat)
 def _cat(tensors, dim=0):
     return shape.cat([_wrap(t) for t in tensors], dim)
+
+
+@recorded_equivalent(torch.nn.functional.pad)
+def _pad(input, pad, mode="constant", value=None):
+    return padding.pad(_wrap(input), pad, mode, 0.0 if value is None else value)
+
+
+@recorded_equivalent(torch.broadcast_tensors)
+def _broadcast_tensors(*tensors):
+    size = torch.broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(_wrap(t).expand(size) for t in tensors)
+
+
+@recorded_equivalent(torch.nn.functional.logsigmoid)
+def _logsigmoid(input):
+    return -activation.softplus(-_wrap(input))
+
+
+@recorded_equivalent(torch.log_softmax)
+def _log_softmax(input, dim, dtype=None):
+    return activation.log_softmax(_wrap(input), dim)
 
 
 # ----------------------------------------------------------- torch's own backward kernels
@@ -155,6 +177,73 @@ def _softmax_backward(grad, output, dim, input_dtype):
 def _log_softmax_backward(grad, output, dim, input_dtype):
     y = _wrap(output)
     return grad - y.exp() * grad.sum(dim, keepdim=True)
+
+
+@recorded_equivalent(aten.mse_loss_backward)
+def _mse_loss_backward(grad, input, target, reduction):
+    scale = 2 / input.numel() if reduction == 1 else 2  # 1: mean
+    return grad * (_wrap(input) - _wrap(target)) * scale
+
+
+@recorded_equivalent(aten.nll_loss_backward, aten.nll_loss2d_backward)
+def _nll_loss_backward(grad, input, target, weight, reduction, ignore_index, total_weight):
+    # Linear in grad, independent of the input's values: grad times the pattern for grad = 1.
+    kernel = aten.nll_loss_backward if _data(input).dim() <= 2 else aten.nll_loss2d_backward
+    ones = torch.ones_like(_data(grad))
+    pattern = kernel(ones, _data(input), _data(target), _data(weight), reduction, ignore_index, _data(total_weight))
+    per_sample = grad.unsqueeze(1) if reduction == 0 and grad.dim() > 0 else grad  # 0: no reduction
+    return pattern * per_sample
+
+
+# Pooling gradients are linear in the output's gradient: recorded as LinearMaps whose adjoint is
+# the pooling itself (average) or a gather at the arg-max positions (max).
+def _pooling_grad(grad, kernel, adjoint):
+    return LinearMap.apply(grad, kernel, adjoint)
+
+
+def _avg_pool_backward(nd: int, torch_kernel):
+    def recorded(grad, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+        like = _data(input)
+        params = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return _pooling_grad(
+            grad, lambda g: torch_kernel(g, like, *params), lambda g: call(pool.AvgPoolNd, g, nd, *params)
+        )
+
+    return recorded
+
+
+def _adaptive_avg_pool_backward(nd: int, torch_kernel):
+    def recorded(grad, input):
+        like = _data(input)
+        output_size = tuple(grad.shape[-nd:])
+        adjoint = lambda g: call(pool.AdaptiveAvgPoolNd, g, nd, output_size)  # noqa: E731
+        return _pooling_grad(grad, lambda g: torch_kernel(g, like), adjoint)
+
+    return recorded
+
+
+for _nd, _avg, _adaptive in (
+    (2, aten.avg_pool2d_backward, aten._adaptive_avg_pool2d_backward),
+    (3, aten.avg_pool3d_backward, aten._adaptive_avg_pool3d_backward),
+):
+    recorded_equivalent(_avg)(_avg_pool_backward(_nd, _avg))
+    recorded_equivalent(_adaptive)(_adaptive_avg_pool_backward(_nd, _adaptive))
+
+
+def _max_pool_backward(nd: int):
+    def recorded(grad, input, *args):
+        like, indices = _data(input), _data(args[-1])
+        prefix = like.shape[:-nd]
+        offsets = torch.arange(math.prod(prefix), device=indices.device) * math.prod(like.shape[-nd:])
+        positions = indices + offsets.view(*prefix, *(1,) * nd)
+        scatter = shape._IndexScatter(like.shape, like.dtype, like.device, positions)
+        return _pooling_grad(grad, scatter, shape._IndexGather(positions))
+
+    return recorded
+
+
+recorded_equivalent(aten.max_pool2d_with_indices_backward, aten.adaptive_max_pool2d_backward)(_max_pool_backward(2))
+recorded_equivalent(aten.max_pool3d_with_indices_backward)(_max_pool_backward(3))
 
 
 @recorded_equivalent(aten.native_dropout_backward)

@@ -7,11 +7,12 @@ from collections import namedtuple
 
 import torch
 
-from ..autograd.function import Function
+from ..autograd.function import Function, LinearMap
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, dtype_name, not_a_tensor
 from .dims import normalize_dim, normalize_dims
 from .elementwise import maximum, minimum
+from .shape import _IndexGather, _IndexScatter
 
 #: ``max(dim)`` / ``min(dim)`` results, as ``torch.return_types.max``.
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -146,6 +147,11 @@ class ExtremumWithIndices(Function):
         if not keepdim:
             grad_values = grad_values.unsqueeze(dim)
             indices = indices.unsqueeze(dim)
+        if isinstance(grad_values, Tensor):  # create_graph: a scatter whose backward gathers again
+            indices = indices._data
+            positions = torch.arange(math.prod(shape), device=indices.device).view(shape).gather(dim, indices)
+            scatter = _IndexScatter(shape, grad_values.dtype, grad_values.device, positions)
+            return LinearMap.apply(grad_values, scatter, _IndexGather(positions)), None, None, None
         grad = torch.zeros(shape, dtype=grad_values.dtype, device=grad_values.device)
         return grad.scatter_(dim, indices, grad_values), None, None, None
 

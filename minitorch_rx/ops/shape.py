@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..autograd.function import Function
+from ..autograd.function import Function, LinearMap, call
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, not_a_tensor
 from .dims import normalize_dim
@@ -110,13 +110,46 @@ class Index(Function):
     @staticmethod
     def backward(ctx, grad):
         shape, dtype, device = ctx.input_meta
-        full = torch.zeros(shape, dtype=dtype, device=device)
         if "basic_index" in ctx.__dict__:
-            full[ctx.basic_index] = grad
-            return full, None
-        (positions,) = ctx.saved_tensors
-        full.view(-1).index_add_(0, positions.reshape(-1), grad.reshape(-1).to(dtype))
-        return full, None
+            index = ctx.basic_index
+        else:
+            (positions,) = ctx.saved_tensors
+            index = positions._data if isinstance(positions, Tensor) else positions
+        if isinstance(grad, Tensor):  # create_graph: the scatter as an op whose backward indexes again
+            return LinearMap.apply(grad, _IndexScatter(shape, dtype, device, index), _IndexGather(index)), None
+        return _IndexScatter(shape, dtype, device, index)(grad), None
+
+
+class _IndexScatter:
+    """``x[index]``'s backward: the gradient put (summed, for advanced indices) into zeros of ``x``'s
+    shape. ``index`` is a basic index, or a tensor of flat positions into ``x``."""
+
+    __slots__ = ("shape", "dtype", "device", "index")
+
+    def __init__(self, shape, dtype, device, index) -> None:
+        self.shape, self.dtype, self.device, self.index = shape, dtype, device, index
+
+    def __call__(self, grad: torch.Tensor) -> torch.Tensor:
+        full = torch.zeros(self.shape, dtype=self.dtype, device=self.device)
+        if isinstance(self.index, torch.Tensor):
+            full.view(-1).index_add_(0, self.index.reshape(-1), grad.reshape(-1).to(self.dtype))
+        else:
+            full[self.index] = grad
+        return full
+
+
+class _IndexGather:
+    """The adjoint of ``_IndexScatter``: index the gradient's gradient again (recorded on mt.Tensors)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index) -> None:
+        self.index = index
+
+    def __call__(self, grad):
+        if isinstance(self.index, torch.Tensor):
+            return call(Index, grad.reshape(-1), self.index.reshape(-1)).reshape(self.index.shape)
+        return call(Index, grad, self.index)
 
 
 def _is_advanced(index) -> bool:
