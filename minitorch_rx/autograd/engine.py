@@ -232,11 +232,15 @@ def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture,
     rxgraph = roots[0][0]._rx
     lock = _graph_lock(rxgraph)
     with lock:
-        for (node, nr), g in zip(roots, grads):
+        for node, _ in roots:
             if node._inputs is None and not isinstance(node, AccumulateGrad):
                 raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-            _add_grad(node, nr, g)
         order = _ordered_nodes([node for node, _ in roots])
+        # A backward inside another one's (a Function's backward, a hook, checkpointing) keeps
+        # its gradients apart from the outer pass's buffers, which it puts back when done.
+        outer_buffers = _take_buffers(order) if state.backward_depth else None
+        for (node, nr), g in zip(roots, grads):
+            _add_grad(node, nr, g)
         capture_nodes = None if capture is None else capture[0]
         dropped = ()
         if capture_nodes is not None:
@@ -245,6 +249,7 @@ def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture,
         previous_mode, previous_differentiating = state.grad_enabled, state.differentiating
         state.grad_enabled = create_graph
         state.differentiating = create_graph
+        state.backward_depth += 1
         released: list[Node] = []
         try:
             if capture is None and not anomaly and not create_graph:
@@ -256,11 +261,23 @@ def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture,
                 node._grad = None if node._n_outputs == 1 else [None] * node._n_outputs
             raise
         finally:
+            state.backward_depth -= 1
             state.grad_enabled = previous_mode
             state.differentiating = previous_differentiating
             for node in dropped:  # gradients that reached nodes off the paths to the inputs
                 node._grad = None if node._n_outputs == 1 else [None] * node._n_outputs
+            if outer_buffers is not None:
+                for node, buffer in outer_buffers:
+                    node._grad = buffer
             _graph.remove_nodes(released)
+
+
+def _take_buffers(order: list[Node]) -> list:
+    taken = []
+    for node in order:
+        taken.append((node, node._grad))
+        node._grad = None if node._n_outputs == 1 else [None] * node._n_outputs
+    return taken
 
 
 def _on_paths_to(order: list[Node], targets) -> tuple[list[Node], list[Node]]:

@@ -417,6 +417,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
     datas = []
     parents = []
     needs = []
+    multi_output_input = False
     for a in args:
         if isinstance(a, Tensor):
             datas.append(a._data)
@@ -425,16 +426,16 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
                 if parent is None:
                     parent = accumulator(a, rxgraph)
                 elif parent._n_outputs != 1:
-                    node._input_nrs = (*(node._input_nrs or (0,) * len(parents)), a._out_nr)
+                    multi_output_input = True
                 parents.append(parent)
                 needs.append(True)
                 continue
         else:
             datas.append(a)
-        if node._input_nrs is not None:
-            node._input_nrs += (0,)
         parents.append(None)
         needs.append(False)
+    if multi_output_input:  # which output of its node each input is
+        node._input_nrs = tuple(a._out_nr if isinstance(a, Tensor) else 0 for a in args)
     node.needs_input_grad = tuple(needs)
     out = cls.forward(node, *datas)
     if node._saved:

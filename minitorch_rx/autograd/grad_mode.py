@@ -22,6 +22,7 @@ class _State(threading.local):
         # True while backward runs with create_graph=True: torch functions that op backwards call
         # on mt.Tensors then run as their recorded minitorch_rx equivalents (autograd/tensor.py).
         self.differentiating = False
+        self.backward_depth = 0  # backward passes running in this thread (one inside another's)
 
     def _refresh(self) -> None:
         self.recording = self._graph if self._grad_enabled and not self._anomaly else None
