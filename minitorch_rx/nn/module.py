@@ -14,7 +14,9 @@ from typing import Any, NamedTuple
 
 import torch
 
+from ..autograd.hooks import RemovableHandle
 from ..autograd.tensor import Tensor
+from . import module_hooks
 from .parameter import Parameter
 
 
@@ -85,13 +87,51 @@ class Module:
         setattr_(self, "_buffers", {})
         setattr_(self, "_non_persistent_buffers_set", set())
         setattr_(self, "_modules", {})
+        setattr_(self, "_module_hooks", None)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation of this module; every subclass defines it."""
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        hooks = self._module_hooks
+        if not hooks:
+            return self.forward(*args, **kwargs)
+        return module_hooks.call_with_hooks(self, hooks, args, kwargs)
+
+    # ------------------------------------------------------------------ hooks
+    def _hooks(self) -> module_hooks.ModuleHooks:
+        if self._module_hooks is None:
+            object.__setattr__(self, "_module_hooks", module_hooks.ModuleHooks())
+        return self._module_hooks
+
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args)`` (``hook(module, args, kwargs)`` with ``with_kwargs``) before
+        each ``forward``; a returned value replaces the arguments."""
+        module_hooks.check_callable(hook)
+        return module_hooks.register(self._hooks().forward_pre, (hook, with_kwargs), prepend)
+
+    def register_forward_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
+        ``with_kwargs``) after each ``forward``; a returned value replaces the output."""
+        module_hooks.check_callable(hook)
+        return module_hooks.register(self._hooks().forward, (hook, with_kwargs, always_call), prepend)
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients of the module's outputs are known;
+        a returned tuple replaces them."""
+        module_hooks.check_callable(hook)
+        return module_hooks.register(self._hooks().backward_pre, hook, prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients of the module's tensor
+        inputs are known; a returned tuple replaces ``grad_input``."""
+        module_hooks.check_callable(hook)
+        return module_hooks.register(self._hooks().backward, hook, prepend)
 
     # ------------------------------------------------------------------ registration
     def register_parameter(self, name: str, param: Parameter | None) -> None:
