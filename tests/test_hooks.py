@@ -77,7 +77,7 @@ def test_a_hook_closing_over_tensors_does_not_leak():
         x, _ = _pair()
         big = mt.randn(1000)
         y = x * 2
-        y.register_hook(lambda g: g * big.sum())
+        y.register_hook(lambda g, big=big: g * big.sum())
         ref = weakref.ref(big)
         node = weakref.ref(y.grad_fn)
         del big, y
