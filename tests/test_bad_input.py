@@ -946,6 +946,62 @@ CASES = [
         "gradcheck needs float64 inputs for precision; input 0 is torch.float32",
     ),
     case(
+        "mt.autograd.functional.vjp",
+        "v of another shape than the output",
+        lambda: mt.autograd.functional.vjp(lambda t: t * 2, x(3), x(2)),
+        RuntimeError,
+        "Entry 0 in v has invalid size: should be [3] but got [2].",
+    ),
+    case(
+        "mt.autograd.functional.jvp",
+        "v of another shape than the input",
+        lambda: mt.autograd.functional.jvp(lambda t: t * 2, x(3), x(2)),
+        RuntimeError,
+        "Entry 0 in v has invalid size: should be [3] but got [2].",
+    ),
+    case(
+        "mt.autograd.functional.jacobian",
+        "inputs as a list",
+        lambda: mt.autograd.functional.jacobian(lambda t: t * 2, [x(3)]),
+        TypeError,
+        "The inputs given to jacobian must be either a Tensor or a tuple of Tensors but the given inputs has type list.",
+    ),
+    case(
+        "mt.autograd.functional.hessian",
+        "a function with a non-scalar output",
+        lambda: mt.autograd.functional.hessian(lambda t: t * 2, x(3)),
+        RuntimeError,
+        "The function given to hessian should return a single Tensor with a single element.",
+    ),
+    case(
+        "mt.autograd.functional.hvp",
+        "no v for an input of several elements",
+        lambda: mt.autograd.functional.hvp(lambda t: (t * t).sum(), x(3)),
+        RuntimeError,
+        "The vector v can only be None if the input to the user-provided function is a single Tensor with a single element.",
+    ),
+    case(
+        "mt.autograd.functional.vhp",
+        "a function with a non-scalar output",
+        lambda: mt.autograd.functional.vhp(lambda t: t * t, x(3), x(3)),
+        RuntimeError,
+        "The function given to vhp should return a single Tensor with a single element.",
+    ),
+    case(
+        "mt.utils.checkpoint.checkpoint",
+        "something that is not callable",
+        lambda: mt.utils.checkpoint.checkpoint(3, x(2)),
+        TypeError,
+        "checkpoint expects a callable, got int",
+    ),
+    case(
+        "mt.utils.checkpoint.checkpoint_sequential",
+        "zero segments",
+        lambda: mt.utils.checkpoint.checkpoint_sequential([lambda t: t], 0, x(2)),
+        ValueError,
+        "segments must be a positive int, got 0",
+    ),
+    case(
         "Tensor.register_hook",
         "a tensor that does not require grad",
         lambda: x(3).register_hook(lambda g: g),
@@ -2134,7 +2190,13 @@ ACCEPTS_ANY_INPUT = {
 def public_entry_points() -> dict[str, object]:
     """Every public callable the API promises, by the name a case gives it."""
     points: dict[str, object] = {}
-    for prefix, namespace in (("mt", mt), ("mt.autograd", mt.autograd)):
+    namespaces = (
+        ("mt", mt),
+        ("mt.autograd", mt.autograd),
+        ("mt.autograd.functional", mt.autograd.functional),
+        ("mt.utils.checkpoint", mt.utils.checkpoint),
+    )
+    for prefix, namespace in namespaces:
         for name, obj in vars(namespace).items():
             if not name.startswith("_") and inspect.isfunction(obj):
                 points[f"{prefix}.{name}"] = obj

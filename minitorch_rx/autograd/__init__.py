@@ -1,5 +1,6 @@
 """The engine: tensors, Functions, the rustworkx graph and backward."""
 
+from . import functional, graph
 from .anomaly import detect_anomaly, is_anomaly_enabled
 from .engine import backward, grad
 from .function import Function, Node
@@ -18,6 +19,8 @@ __all__ = [
     "current_graph",
     "detect_anomaly",
     "enable_grad",
+    "functional",
+    "graph",
     "grad",
     "gradcheck",
     "gradgradcheck",

@@ -495,10 +495,8 @@ def _input_tensor(node: Node, i: int, data: torch.Tensor) -> Tensor:
     if parent is None:
         return Tensor._make(data, None)
     if isinstance(parent, AccumulateGrad):
-        leaf = parent.variable()
-        if leaf is not None and leaf._data is data:
-            return leaf
-        return Tensor._make(data, None)
+        leaf = parent.variable()  # what it saved is the leaf's data (the version check saw to it)
+        return Tensor._make(data, None) if leaf is None else leaf
     return Tensor._make(data, parent, 0 if node._input_nrs is None else node._input_nrs[i])
 
 

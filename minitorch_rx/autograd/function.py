@@ -71,6 +71,7 @@ class Node:
     _foreign = False  # some input lives in another graph
     _forward_trace: list | None = None  # recorded under detect_anomaly()
     _output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
+    _unpack = None  # the unpack hook of what it saved under autograd.graph.saved_tensors_hooks
 
     def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
         """Keep ``tensors`` for backward; an in-place change to any of them is caught there.
@@ -99,6 +100,8 @@ class Node:
         if self._inputs is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         saved = self._saved
+        if self._unpack is not None:
+            return _unpacked(self._unpack, saved)
         if saved:
             for t, version in zip(saved, self._saved_versions):
                 if version is not None and t._version != version:
@@ -456,6 +459,8 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
             _record_fixups(node, args, out)
     if state_._anomaly:
         node._forward_trace = _user_stack()
+    if state_.saved_tensors_hooks and node._saved:
+        _pack(node, *state_.saved_tensors_hooks[-1])
     # Record in the graph (inlined graph.add_node: this is every op's hot path).
     ref = node._ref = _NodeRef(node, _remove_dead_node)
     ref._rx = node._rx = rxgraph
@@ -467,6 +472,40 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
             else:
                 node._foreign = True
     return result
+
+
+def _pack(node: Node, pack: Callable, unpack: Callable) -> None:
+    """Replace what ``node`` saved by what ``pack`` makes of it (``saved_tensors_hooks``)."""
+    packed = []
+    for t in node._saved:
+        packed.append(pack(Tensor._make(t, None)) if isinstance(t, torch.Tensor) else _NotATensor(t))
+    node._saved = tuple(packed)
+    node._saved_versions = (None,) * len(packed)
+    node._unpack = unpack
+
+
+class _NotATensor:
+    """A saved Python value (or None) that the pack hook does not see."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+
+def _unpacked(unpack: Callable, packed: tuple) -> tuple:
+    tensors = []
+    for p in packed:
+        if type(p) is _NotATensor:
+            tensors.append(p.value)
+            continue
+        t = unpack(p)
+        if isinstance(t, Tensor):
+            t = t._data
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"the unpack hook of saved_tensors_hooks must return a Tensor, got {type(t).__name__}")
+        tensors.append(t)
+    return tuple(tensors)
 
 
 def _saved_sources(saved: tuple, inputs, out) -> tuple:
@@ -505,7 +544,7 @@ def _record_fixups(node: Node, args: tuple, out: torch.Tensor) -> None:
 
 def _wrap_outputs(node: Node, outs: tuple) -> tuple:
     node._n_outputs = len(outs)
-    node._grad = [None] * len(outs)
+    node._grad = [None] * len(outs) if len(outs) != 1 else None  # one output: the single-output path
     node._output_meta = tuple(
         (o.shape, o.dtype, o.device) if isinstance(o, torch.Tensor) else ((), None, None) for o in outs
     )

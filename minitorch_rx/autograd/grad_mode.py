@@ -23,9 +23,13 @@ class _State(threading.local):
         # on mt.Tensors then run as their recorded minitorch_rx equivalents (autograd/tensor.py).
         self.differentiating = False
         self.backward_depth = 0  # backward passes running in this thread (one inside another's)
+        # (pack, unpack) pairs of autograd.graph.saved_tensors_hooks, innermost last; while any is
+        # active, ops take the general recording path, which packs what they save.
+        self.saved_tensors_hooks: list = []
 
     def _refresh(self) -> None:
-        self.recording = self._graph if self._grad_enabled and not self._anomaly else None
+        plain = self._grad_enabled and not self._anomaly and not self.saved_tensors_hooks
+        self.recording = self._graph if plain else None
 
     @property
     def grad_enabled(self) -> bool:

@@ -13,6 +13,9 @@ import weakref
 import rustworkx as rx
 
 from .grad_mode import state
+from .saved_tensors import save_on_cpu, saved_tensors_hooks  # torch.autograd.graph's names
+
+__all__ = ["Graph", "current_graph", "save_on_cpu", "saved_tensors_hooks"]
 
 
 class _NodeRef(weakref.ref):
