@@ -77,6 +77,23 @@ from .ops.elementwise import (
     sub,
     where,
 )
+from .ops.index import (
+    argwhere,
+    gather,
+    index_add,
+    index_copy,
+    index_fill,
+    index_select,
+    masked_fill,
+    masked_scatter,
+    masked_select,
+    nonzero,
+    scatter,
+    scatter_add,
+    scatter_reduce,
+    take,
+    take_along_dim,
+)
 from .ops.linalg import dot, matmul
 from .ops.reduce import amax, amin, argmax, argmin, logsumexp, max, mean, min, std, sum, var
 from .ops.shape import (

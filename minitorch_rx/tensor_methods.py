@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .autograd.tensor import Tensor
-from .ops import activation, elementwise, inplace, linalg, reduce, shape
+from .ops import activation, elementwise, index, inplace, linalg, reduce, shape
 
 
 def _compare(torch_op):
@@ -89,6 +89,30 @@ METHODS = {
     "expand": shape.expand,
     "expand_as": shape.expand_as,
     "contiguous": shape.contiguous,
+    # indexing (ops/index.py)
+    "gather": index.gather,
+    "scatter": index.scatter,
+    "scatter_": index.scatter_,
+    "scatter_add": index.scatter_add,
+    "scatter_add_": index.scatter_add_,
+    "scatter_reduce": index.scatter_reduce,
+    "scatter_reduce_": index.scatter_reduce_,
+    "index_select": index.index_select,
+    "index_add": index.index_add,
+    "index_add_": index.index_add_,
+    "index_copy": index.index_copy,
+    "index_copy_": index.index_copy_,
+    "index_fill": index.index_fill,
+    "index_fill_": index.index_fill_,
+    "masked_fill": index.masked_fill,
+    "masked_fill_": index.masked_fill_,
+    "masked_scatter": index.masked_scatter,
+    "masked_scatter_": index.masked_scatter_,
+    "masked_select": index.masked_select,
+    "take": index.take,
+    "take_along_dim": index.take_along_dim,
+    "nonzero": index.nonzero,
+    "argwhere": index.argwhere,
     # linear algebra
     "matmul": linalg.matmul,
     "dot": linalg.dot,
