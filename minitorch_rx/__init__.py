@@ -109,6 +109,16 @@ from .ops.shape import (
     unsqueeze,
     view,
 )
+from .ops.sort import (
+    argsort,
+    bucketize,
+    kthvalue,
+    searchsorted,
+    sort,
+    topk,
+    unique,
+    unique_consecutive,
+)
 from .random import manual_seed
 from .serialization import load, save
 

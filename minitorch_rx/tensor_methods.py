@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .autograd.tensor import Tensor
-from .ops import activation, elementwise, index, inplace, linalg, reduce, shape
+from .ops import activation, elementwise, index, inplace, linalg, reduce, shape, sort
 
 
 def _compare(torch_op):
@@ -113,6 +113,13 @@ METHODS = {
     "take_along_dim": index.take_along_dim,
     "nonzero": index.nonzero,
     "argwhere": index.argwhere,
+    # sorting (ops/sort.py)
+    "sort": sort.sort,
+    "argsort": sort.argsort,
+    "topk": sort.topk,
+    "kthvalue": sort.kthvalue,
+    "unique": sort.unique,
+    "unique_consecutive": sort.unique_consecutive,
     # linear algebra
     "matmul": linalg.matmul,
     "dot": linalg.dot,

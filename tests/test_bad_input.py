@@ -676,6 +676,41 @@ CASES = [
         TypeError,
         "argwhere(): argument 'input' (position 1) must be Tensor, not list",
     ),
+    # ------------------------------------------------------------------- sorting, searching
+    case("mt.sort", "a dim out of range", lambda: mt.sort(x(2, 3), 2), IndexError, DIM_2D),
+    case("mt.argsort", "a dim out of range", lambda: mt.argsort(x(2, 3), 2), IndexError, DIM_2D),
+    case("mt.topk", "k larger than the dim", lambda: mt.topk(x(3), 4), RuntimeError, "selected index k out of range"),
+    case(
+        "mt.kthvalue",
+        "k larger than the dim",
+        lambda: mt.kthvalue(x(3), 4),
+        RuntimeError,
+        "kthvalue(): selected number k out of range for dimension 0",
+    ),
+    case(
+        "mt.unique",
+        "a list",
+        lambda: mt.unique([1, 2]),
+        TypeError,
+        "unique(): argument 'input' (position 1) must be Tensor, not list",
+    ),
+    case(
+        "mt.unique_consecutive", "a dim out of range", lambda: mt.unique_consecutive(x(2, 3), dim=2), IndexError, DIM_2D
+    ),
+    case(
+        "mt.searchsorted",
+        "boundaries whose batch differs",
+        lambda: mt.searchsorted(x(2, 3), x(3, 3)),
+        RuntimeError,
+        "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor and input value tensor must match, but we got boundaries tensor [2, 3] and input value tensor [3, 3]",
+    ),
+    case(
+        "mt.bucketize",
+        "2-D boundaries",
+        lambda: mt.bucketize(x(3), x(2, 2)),
+        RuntimeError,
+        "boundaries tensor must be 1 dimension, but got dim(2)",
+    ),
     # ----------------------------------------------------------------------- linear algebra
     case(
         "mt.matmul",
