@@ -59,6 +59,14 @@ from .ops.activation import (
     swish,
     tanh,
 )
+from .ops.diagonal import (
+    diag,
+    diag_embed,
+    diagonal,
+    trace,
+    tril,
+    triu,
+)
 from .ops.elementwise import (
     abs,
     add,
@@ -97,15 +105,25 @@ from .ops.index import (
 from .ops.linalg import dot, matmul
 from .ops.reduce import amax, amin, argmax, argmin, logsumexp, max, mean, min, std, sum, var
 from .ops.shape import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_tensors,
+    broadcast_to,
     cat,
     contiguous,
     expand,
     flatten,
+    moveaxis,
+    movedim,
     permute,
     reshape,
     squeeze,
     stack,
+    swapaxes,
+    swapdims,
     transpose,
+    unflatten,
     unsqueeze,
     view,
 )
@@ -118,6 +136,26 @@ from .ops.sort import (
     topk,
     unique,
     unique_consecutive,
+)
+from .ops.split import (
+    chunk,
+    narrow,
+    select,
+    split,
+    unbind,
+)
+from .ops.tile import (
+    column_stack,
+    dstack,
+    flip,
+    fliplr,
+    flipud,
+    hstack,
+    repeat_interleave,
+    roll,
+    rot90,
+    tile,
+    vstack,
 )
 from .random import manual_seed
 from .serialization import load, save

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .autograd.tensor import Tensor
-from .ops import activation, elementwise, index, inplace, linalg, reduce, shape, sort
+from .ops import activation, diagonal, elementwise, index, inplace, linalg, reduce, shape, sort, split, tile
 
 
 def _compare(torch_op):
@@ -89,6 +89,37 @@ METHODS = {
     "expand": shape.expand,
     "expand_as": shape.expand_as,
     "contiguous": shape.contiguous,
+    "view_as": shape.view_as,
+    "reshape_as": shape.reshape_as,
+    "type_as": shape.type_as,
+    "movedim": shape.movedim,
+    "moveaxis": shape.moveaxis,
+    "swapaxes": shape.swapaxes,
+    "swapdims": shape.swapdims,
+    "unflatten": shape.unflatten,
+    "broadcast_to": shape.broadcast_to,
+    "split": split.split,
+    "chunk": split.chunk,
+    "unbind": split.unbind,
+    "narrow": split.narrow,
+    "select": split.select,
+    "unfold": split.unfold,
+    "repeat": tile.repeat,
+    "tile": tile.tile,
+    "repeat_interleave": tile.repeat_interleave,
+    "flip": tile.flip,
+    "fliplr": tile.fliplr,
+    "flipud": tile.flipud,
+    "roll": tile.roll,
+    "rot90": tile.rot90,
+    "diagonal": diagonal.diagonal,
+    "diag": diagonal.diag,
+    "diag_embed": diagonal.diag_embed,
+    "trace": diagonal.trace,
+    "tril": diagonal.tril,
+    "triu": diagonal.triu,
+    "tril_": diagonal.tril_,
+    "triu_": diagonal.triu_,
     # indexing (ops/index.py)
     "gather": index.gather,
     "scatter": index.scatter,
