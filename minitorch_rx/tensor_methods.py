@@ -85,6 +85,8 @@ METHODS = {
     "unsqueeze": shape.unsqueeze,
     "transpose": shape.transpose,
     "t": shape.t,
+    "t_": shape.t_,
+    "transpose_": shape.transpose_,
     "permute": shape.permute,
     "expand": shape.expand,
     "expand_as": shape.expand_as,

@@ -508,6 +508,20 @@ CASES = [
         "too many indices for tensor of dimension 2",
     ),
     case(
+        "Tensor.t_",
+        "a 3-D tensor",
+        lambda: x(2, 3, 4).t_(),
+        RuntimeError,
+        "t_() expects a tensor with <= 2 dimensions, but self is 3D",
+    ),
+    case(
+        "Tensor.transpose_",
+        "a leaf that requires grad",
+        lambda: leaf(2, 3).transpose_(0, 1),
+        RuntimeError,
+        LEAF_IN_PLACE,
+    ),
+    case(
         "mt.split",
         "sections that do not add up",
         lambda: mt.split(x(3), [1, 1]),

@@ -1,8 +1,9 @@
-"""The views that pick part of a tensor (split, chunk, unbind, narrow, select, diagonal, unfold)
-and the shape ops composed of existing ones (view_as, reshape_as, type_as, movedim, swapaxes,
-unflatten, broadcast_to, broadcast_tensors, atleast_nd) against torch.autograd in float64 on
-generated shapes (rank 0-5, size-0 and size-1 dims); the views share memory with their base as
-PyTorch's do, so in-place ops on them match PyTorch's gradients; gradcheck on each."""
+"""The views that pick part of a tensor (split, chunk, unbind, narrow, select, diagonal, unfold),
+the shape ops composed of existing ones (view_as, reshape_as, type_as, movedim, swapaxes,
+unflatten, broadcast_to, broadcast_tensors, atleast_nd) and the in-place t_/transpose_, against
+torch.autograd in float64 on generated shapes (rank 0-5, size-0 and size-1 dims). The views share
+memory with their base as PyTorch's do, so in-place ops on them match PyTorch's gradients;
+gradcheck on each."""
 
 from __future__ import annotations
 
@@ -226,6 +227,30 @@ def test_squeeze_takes_a_tuple_of_dims():
     compare_with_torch(
         lambda t: t.squeeze((0, 2)), lambda t: t.squeeze((0, 2)), [torch.randn(1, 3, 1, 1, dtype=torch.float64)]
     )
+
+
+@pytest.mark.parametrize("name", ["t_", "transpose_"])
+def test_in_place_transpose_matches_torch(name):
+    def run(x):
+        y = x * 2
+        y.t_() if name == "t_" else y.transpose_(1, -2)
+        return y * torch.arange(6.0, dtype=torch.float64).view(3, 2)
+
+    compare_with_torch(run, run, [torch.randn(2, 3, dtype=torch.float64)])
+
+
+def test_in_place_transpose_bumps_the_version_so_a_saved_copy_is_caught():
+    y = mt.randn(2, 3, requires_grad=True) * 1
+    z = y.sin()  # saves y
+    y.t_()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+
+
+def test_in_place_transpose_without_grad_changes_the_shape_only():
+    x = mt.arange(6.0).view(2, 3)
+    assert x.transpose_(0, 1).shape == (3, 2) and x.tolist() == [[0, 3], [1, 4], [2, 5]]
+    assert mt.ones(3).t_().shape == (3,)
 
 
 def _small(*shape, seed=0):

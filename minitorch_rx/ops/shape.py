@@ -8,7 +8,7 @@ from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, not_a_tensor
 from .dims import normalize_dim
-from .inplace import register_view
+from .inplace import _recording, register_view
 
 
 class _ShapeOnly(Function):
@@ -242,6 +242,29 @@ def t(input: Tensor) -> Tensor:
     if input._data.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.dim()}D")
     return input if input._data.dim() < 2 else _viewing(Transpose.apply(input, 0, 1), input)
+
+
+def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``input`` itself, transposed in place (its sizes and strides; the memory is untouched). As in
+    PyTorch, its version goes up, so a saved copy of it is caught at backward, and its history
+    becomes a transpose of the old one."""
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("transpose_", input)
+    ndim = input._data.dim()
+    dim0, dim1 = normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)
+    if _recording(input, ()):
+        history = Transpose.apply(input, dim0, dim1)
+        input._node, input._out_nr = history._node, 0
+    input._data.transpose_(dim0, dim1)
+    return input
+
+
+def t_(input: Tensor) -> Tensor:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("t_", input)
+    if input._data.dim() > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {input._data.dim()}D")
+    return input if input._data.dim() < 2 else transpose_(input, 0, 1)
 
 
 def permute(input: Tensor, *dims) -> Tensor:
