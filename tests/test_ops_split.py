@@ -275,3 +275,25 @@ GRADCHECKS = {
 @pytest.mark.parametrize("name", GRADCHECKS)
 def test_gradcheck_passes(name):
     assert mt.autograd.gradcheck(GRADCHECKS[name], [_small(3, 4)])
+
+
+TAKE_TORCH_TENSORS = {
+    "narrow": lambda t: mt.narrow(t, 0, 1, 2),
+    "split": lambda t: mt.split(t, 2)[0],
+    "unbind": lambda t: mt.unbind(t)[1],
+    "movedim": lambda t: mt.movedim(t, 0, 1),
+    "gather": lambda t: mt.gather(t, 0, torch.tensor([[2, 0, 1]])),
+    "masked_fill": lambda t: mt.masked_fill(t, t > 0, 0.0),
+    "sort": lambda t: mt.sort(t).values,
+    "flip": lambda t: mt.flip(t, 0),
+    "trace": lambda t: mt.trace(t),
+    "hstack": lambda t: mt.hstack([t, t]),
+}
+
+
+@pytest.mark.parametrize("name", TAKE_TORCH_TENSORS)
+def test_ops_take_a_torch_tensor_as_input(name):
+    x = torch.randn(3, 3)
+    out = TAKE_TORCH_TENSORS[name](x)
+    assert isinstance(out, mt.Tensor)
+    assert torch.equal(out.torch(), TAKE_TORCH_TENSORS[name](mt.tensor(x)).torch())

@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_input
 from .index import _in_place
 from .reduce import sum as _sum
 from .shape import _viewing
@@ -77,33 +77,28 @@ class Triu(Function):
         return grad.triu(ctx.diagonal), None
 
 
-def _check(name: str, input) -> None:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor(name, input)
-
-
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The view of ``input``'s diagonal in the plane of ``dim1`` and ``dim2`` (above it for a
     positive ``offset``), as a new last dim."""
-    _check("diagonal", input)
+    input = tensor_input("diagonal", input)
     return _viewing(Diagonal.apply(input, offset, dim1, dim2), input)
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D ``input`` as the ``diagonal``-th diagonal of a square matrix; a 2-D one's diagonal, copied."""
-    _check("diag", input)
+    input = tensor_input("diag", input)
     return Diag.apply(input, diagonal)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices in the plane of ``dim1`` and ``dim2`` whose diagonal is ``input``'s last dim."""
-    _check("diag_embed", input)
+    input = tensor_input("diag_embed", input)
     return DiagEmbed.apply(input, offset, dim1, dim2)
 
 
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal."""
-    _check("trace", input)
+    input = tensor_input("trace", input)
     if input._data.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.dim()}")
     return _sum(diagonal(input))
@@ -111,21 +106,21 @@ def trace(input: Tensor) -> Tensor:
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """``input`` with the elements above the ``diagonal``-th diagonal zeroed (the last two dims)."""
-    _check("tril", input)
+    input = tensor_input("tril", input)
     return Tril.apply(input, diagonal)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """``input`` with the elements below the ``diagonal``-th diagonal zeroed (the last two dims)."""
-    _check("triu", input)
+    input = tensor_input("triu", input)
     return Triu.apply(input, diagonal)
 
 
 def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
-    _check("tril_", input)
+    input = tensor_input("tril_", input)
     return _in_place(input, "tril_", tril, diagonal)
 
 
 def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
-    _check("triu_", input)
+    input = tensor_input("triu_", input)
     return _in_place(input, "triu_", triu, diagonal)

@@ -13,7 +13,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_input
 from .inplace import _recording, rebase
 
 
@@ -48,11 +48,11 @@ def _into(grad, shape: torch.Size):
     return full
 
 
-def _check(name: str, input, index=None) -> None:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor(name, input)
+def _check(name: str, input, index=None) -> Tensor:
+    """``input`` as an mt.Tensor, once it and ``index`` are checked to be tensors."""
     if index is not None and not isinstance(index, TENSOR_TYPES):
         raise not_a_tensor(name, index, "index", 3)
+    return tensor_input(name, input)
 
 
 def _in_place(target: Tensor, torch_method: str, out_of_place, *args) -> Tensor:
@@ -176,13 +176,13 @@ class ScatterReduce(Function):
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``); differentiable in ``input``."""
-    _check("gather", input, index)
+    input = _check("gather", input, index)
     return Gather.apply(input, dim, _raw(index))
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> Tensor:
     """``input`` with ``src`` (a tensor, or a number as ``value``) written at ``index`` along ``dim``."""
-    _check("scatter", input, index)
+    input = _check("scatter", input, index)
     if src is None:
         src = value
     if src is None:
@@ -193,18 +193,18 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> 
 
 
 def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> Tensor:
-    _check("scatter_", input, index)
+    input = _check("scatter_", input, index)
     return _in_place(input, "scatter_", lambda t, *a: scatter(t, *a), dim, index, value if src is None else src)
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices add up)."""
-    _check("scatter_add", input, index)
+    input = _check("scatter_add", input, index)
     return ScatterAdd.apply(input, dim, _raw(index), src)
 
 
 def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    _check("scatter_add_", input, index)
+    input = _check("scatter_add_", input, index)
     return _in_place(input, "scatter_add_", scatter_add, dim, index, src)
 
 
@@ -215,7 +215,7 @@ def scatter_reduce(
     input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
 ) -> Tensor:
     """``input`` with ``src`` reduced into it at ``index`` (``reduce``: sum, prod, mean, amax, amin)."""
-    _check("scatter_reduce", input, index)
+    input = _check("scatter_reduce", input, index)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     return ScatterReduce.apply(input, dim, _raw(index), src, reduce, include_self)
@@ -224,7 +224,7 @@ def scatter_reduce(
 def scatter_reduce_(
     input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
 ) -> Tensor:
-    _check("scatter_reduce_", input, index)
+    input = _check("scatter_reduce_", input, index)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if _recording(input, (src,)):
@@ -312,18 +312,18 @@ class IndexFill(Function):
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at ``index`` (1-D) along ``dim``."""
-    _check("index_select", input, index)
+    input = _check("index_select", input, index)
     return IndexSelect.apply(input, dim, _raw(index))
 
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
-    _check("index_add", input, index)
+    input = _check("index_add", input, index)
     return IndexAdd.apply(input, dim, _raw(index), source, alpha)
 
 
 def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
-    _check("index_add_", input, index)
+    input = _check("index_add_", input, index)
     if _recording(input, (source,)):
         return rebase(input, index_add(input, dim, index, source, alpha=alpha))
     input._data.index_add_(dim, _raw(index), _raw(source), alpha=alpha)
@@ -332,23 +332,23 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with the slices at ``index`` along ``dim`` replaced by ``source``'s."""
-    _check("index_copy", input, index)
+    input = _check("index_copy", input, index)
     return IndexCopy.apply(input, dim, _raw(index), source)
 
 
 def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    _check("index_copy_", input, index)
+    input = _check("index_copy_", input, index)
     return _in_place(input, "index_copy_", index_copy, dim, index, source)
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """``input`` with the slices at ``index`` along ``dim`` set to ``value`` (a number or 0-dim tensor)."""
-    _check("index_fill", input, index)
+    input = _check("index_fill", input, index)
     return IndexFill.apply(input, dim, _raw(index), value)
 
 
 def index_fill_(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
-    _check("index_fill_", input, index)
+    input = _check("index_fill_", input, index)
     return _in_place(input, "index_fill_", index_fill, dim, index, value)
 
 
@@ -424,34 +424,34 @@ class MaskedSelect(Function):
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` (a number or a 0-dim tensor) where the boolean ``mask`` is set."""
-    _check("masked_fill", input)
+    input = _check("masked_fill", input)
     if not isinstance(mask, TENSOR_TYPES):
         raise not_a_tensor("masked_fill", mask, "mask", 2)
     return MaskedFill.apply(input, _raw(mask), value)
 
 
 def masked_fill_(input: Tensor, mask: Tensor, value) -> Tensor:
-    _check("masked_fill_", input)
+    input = _check("masked_fill_", input)
     if not isinstance(mask, TENSOR_TYPES):
         raise not_a_tensor("masked_fill_", mask, "mask", 2)
     return _in_place(input, "masked_fill_", masked_fill, mask, value)
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    _check("masked_scatter", input)
+    input = _check("masked_scatter", input)
     if not isinstance(mask, TENSOR_TYPES):
         raise not_a_tensor("masked_scatter", mask, "mask", 2)
     return MaskedScatter.apply(input, _raw(mask), source)
 
 
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    _check("masked_scatter_", input)
+    input = _check("masked_scatter_", input)
     return _in_place(input, "masked_scatter_", masked_scatter, mask, source)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements of ``input`` where ``mask`` is set, as a 1-D tensor (the two broadcast)."""
-    _check("masked_select", input)
+    input = _check("masked_select", input)
     if not isinstance(mask, TENSOR_TYPES):
         raise not_a_tensor("masked_select", mask, "mask", 2)
     return MaskedSelect.apply(input, _raw(mask))
@@ -475,7 +475,7 @@ class Take(Function):
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input`` read as 1-D at ``index``; the result has ``index``'s shape."""
-    _check("take", input)
+    input = _check("take", input)
     if not isinstance(index, TENSOR_TYPES):
         raise not_a_tensor("take", index, "index", 2)
     return Take.apply(input, _raw(index))
@@ -486,7 +486,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     (without ``dim``, both read as 1-D)."""
     from .shape import expand, reshape
 
-    _check("take_along_dim", input)
+    input = _check("take_along_dim", input)
     if not isinstance(indices, TENSOR_TYPES):
         raise not_a_tensor("take_along_dim", indices, "indices", 2)
     index = _raw(indices)
@@ -514,12 +514,12 @@ def _type_name(t: torch.Tensor) -> str:
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
     """The indices of the non-zero elements: an ``(n, ndim)`` tensor, or one 1-D tensor per dim."""
-    _check("nonzero", input)
+    input = _check("nonzero", input)
     if as_tuple:
         return tuple(Tensor._make(t, None) for t in torch.nonzero(_raw(input), as_tuple=True))
     return Tensor._make(torch.nonzero(_raw(input)), None)
 
 
 def argwhere(input: Tensor) -> Tensor:
-    _check("argwhere", input)
+    input = _check("argwhere", input)
     return Tensor._make(torch.argwhere(_raw(input)), None)

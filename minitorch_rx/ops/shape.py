@@ -6,7 +6,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_input
 from .dims import normalize_dim
 from .inplace import _recording, register_view
 
@@ -248,8 +248,7 @@ def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """``input`` itself, transposed in place (its sizes and strides; the memory is untouched). As in
     PyTorch, its version goes up, so a saved copy of it is caught at backward, and its history
     becomes a transpose of the old one."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("transpose_", input)
+    input = tensor_input("transpose_", input)
     ndim = input._data.dim()
     dim0, dim1 = normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)
     if _recording(input, ()):
@@ -260,8 +259,7 @@ def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def t_(input: Tensor) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("t_", input)
+    input = tensor_input("t_", input)
     if input._data.dim() > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {input._data.dim()}D")
     return input if input._data.dim() < 2 else transpose_(input, 0, 1)
@@ -367,24 +365,22 @@ def _target(data: torch.Tensor, args: tuple, kwargs: dict) -> tuple[torch.dtype,
 
 # ------------------------------------------------------------------ compositions of the above
 def view_as(input: Tensor, other: Tensor) -> Tensor:
-    return view(input, other.shape)
+    return view(tensor_input("view_as", input), tensor_input("view_as", other, "other").shape)
 
 
 def reshape_as(input: Tensor, other: Tensor) -> Tensor:
-    return reshape(input, other.shape)
+    return reshape(tensor_input("reshape_as", input), tensor_input("reshape_as", other, "other").shape)
 
 
 def type_as(input: Tensor, other: Tensor) -> Tensor:
     """``input`` cast to ``other``'s dtype (and moved to its device, as PyTorch's ``type_as``)."""
-    if not isinstance(other, TENSOR_TYPES):
-        raise not_a_tensor("type_as", other, "other")
-    return to(input, device=other.device, dtype=other.dtype)
+    other = tensor_input("type_as", other, "other")
+    return to(tensor_input("type_as", input), device=other.device, dtype=other.dtype)
 
 
 def movedim(input: Tensor, source: int | tuple | list, destination: int | tuple | list) -> Tensor:
     """``input`` with its dims ``source`` moved to the places ``destination`` (a view)."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("movedim", input)
+    input = tensor_input("movedim", input)
     input._data.movedim(source, destination)  # torch checks the dims and words the errors
     ndim = input._data.dim()
     sources = [normalize_dim(d, ndim) for d in ((source,) if isinstance(source, int) else source)]
@@ -400,14 +396,12 @@ swapaxes = swapdims = transpose
 
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """``input`` with dim ``dim`` split into ``sizes`` (one of them may be -1); a view."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("unflatten", input)
+    input = tensor_input("unflatten", input)
     return view(input, input._data.unflatten(dim, sizes).shape)
 
 
 def broadcast_to(input: Tensor, size) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("broadcast_to", input)
+    input = tensor_input("broadcast_to", input)
     return expand(input, tuple(size))
 
 

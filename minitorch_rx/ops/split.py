@@ -12,7 +12,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_input
 from .dims import normalize_dim
 from .index import _numel, _zeros
 from .shape import _viewing, cat, stack
@@ -92,11 +92,6 @@ class Unfold(Function):
         return flat.reshape(ctx.shape), None, None, None
 
 
-def _check(name: str, input) -> None:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor(name, input)
-
-
 def _views(pieces: tuple, input: Tensor) -> tuple:
     return tuple(_viewing(piece, input) for piece in pieces)
 
@@ -115,7 +110,7 @@ def _pieces(input: Tensor, how: str, arg, dim: int) -> tuple[Tensor, ...]:
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
     """``tensor`` cut along ``dim`` into pieces of ``split_size_or_sections`` (an int: equal
     pieces, the last one smaller; a list: those sizes). The pieces are views."""
-    _check("split", tensor)
+    tensor = tensor_input("split", tensor)
     if isinstance(split_size_or_sections, Tensor):
         split_size_or_sections = split_size_or_sections.tolist()
     elif isinstance(split_size_or_sections, tuple):
@@ -125,13 +120,13 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``input`` cut along ``dim`` into at most ``chunks`` pieces of equal size (the last smaller)."""
-    _check("chunk", input)
+    input = tensor_input("chunk", input)
     return _pieces(input, "chunk", chunks, dim)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices of ``input`` along ``dim``, that dim removed."""
-    _check("unbind", input)
+    input = tensor_input("unbind", input)
     size = input._data.shape[normalize_dim(dim, input._data.dim())] if input._data.dim() else 0
     if size <= 1:
         input._data.unbind(dim)  # torch's errors (a 0-dim input)
@@ -142,7 +137,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     """The view ``input[..., start:start + length, ...]`` along ``dim`` (``start`` may be negative
     or a 0-dim tensor)."""
-    _check("narrow", input)
+    input = tensor_input("narrow", input)
     if isinstance(start, (Tensor, torch.Tensor)):
         start = int(start.item())
     return _viewing(Narrow.apply(input, dim, start, length), input)
@@ -150,7 +145,7 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The view ``input[..., index, ...]`` along ``dim``, that dim removed."""
-    _check("select", input)
+    input = tensor_input("select", input)
     if isinstance(index, (Tensor, torch.Tensor)):
         index = int(index.item())
     return _viewing(Select.apply(input, dim, index), input)
@@ -159,5 +154,5 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """``Tensor.unfold``: the windows of ``size`` along ``dimension``, ``step`` apart, as a new
     last dim (a view; windows may overlap)."""
-    _check("unfold", input)
+    input = tensor_input("unfold", input)
     return _viewing(Unfold.apply(input, dimension, size, step), input)
