@@ -280,6 +280,29 @@ def test_in_place_index_op_on_a_view_matches_torch(name):
     compare_with_torch(lambda b, s: run(b, s), lambda b, s: run(b, s), [base, src])
 
 
+@pytest.mark.parametrize("name", ["index_add_", "scatter_add_", "index_copy_", "masked_scatter_"])
+def test_in_place_index_op_into_a_fresh_buffer_records_the_source(name):
+    """``out = zeros(...); out.index_add_(0, index, messages)``, the message-passing habit."""
+    index = torch.tensor([2, 0])
+    calls = {
+        "index_add_": lambda out, s: out.index_add_(0, index, s),
+        "scatter_add_": lambda out, s: out.scatter_add_(0, index[:, None].expand(2, 3), s),
+        "index_copy_": lambda out, s: out.index_copy_(0, index, s),
+        "masked_scatter_": lambda out, s: out.masked_scatter_(torch.tensor([True, False, True])[:, None], s),
+    }
+
+    def run(zeros):
+        def fn(s):
+            out = zeros(3, 3, dtype=torch.float64)
+            calls[name](out, s)
+            return out * 2
+
+        return fn
+
+    src = torch.randn(2, 3, dtype=torch.float64)
+    compare_with_torch(run(mt.zeros), run(torch.zeros), [src])
+
+
 def test_in_place_index_op_on_a_leaf_that_requires_grad_raises():
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
         mt.zeros(3, requires_grad=True).index_fill_(0, mt.tensor([0]), 1.0)
