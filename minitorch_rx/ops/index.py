@@ -100,6 +100,8 @@ class Scatter(Function):
 
 
 class ScatterValue(Function):
+    _node_name = "ScatterBackward1"  # PyTorch's name for scatter's overload with a value
+
     @staticmethod
     def forward(ctx, x, dim, index, value):
         ctx.dim = dim

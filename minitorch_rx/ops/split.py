@@ -53,6 +53,8 @@ class Unbind(Function):
 
 
 class Narrow(Function):
+    _recorded_as = "Slice"  # PyTorch's name for the node of a narrow
+
     @staticmethod
     def forward(ctx, x, dim, start, length):
         ctx.meta = (x.shape, dim, start, length)
