@@ -59,6 +59,14 @@ from .ops.activation import (
     swish,
     tanh,
 )
+from .ops.diagonal import (
+    diag,
+    diag_embed,
+    diagonal,
+    trace,
+    tril,
+    triu,
+)
 from .ops.elementwise import (
     abs,
     add,
@@ -77,20 +85,77 @@ from .ops.elementwise import (
     sub,
     where,
 )
+from .ops.index import (
+    argwhere,
+    gather,
+    index_add,
+    index_copy,
+    index_fill,
+    index_select,
+    masked_fill,
+    masked_scatter,
+    masked_select,
+    nonzero,
+    scatter,
+    scatter_add,
+    scatter_reduce,
+    take,
+    take_along_dim,
+)
 from .ops.linalg import dot, matmul
 from .ops.reduce import amax, amin, argmax, argmin, logsumexp, max, mean, min, std, sum, var
 from .ops.shape import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_tensors,
+    broadcast_to,
     cat,
     contiguous,
     expand,
     flatten,
+    moveaxis,
+    movedim,
     permute,
     reshape,
     squeeze,
     stack,
+    swapaxes,
+    swapdims,
     transpose,
+    unflatten,
     unsqueeze,
     view,
+)
+from .ops.sort import (
+    argsort,
+    bucketize,
+    kthvalue,
+    searchsorted,
+    sort,
+    topk,
+    unique,
+    unique_consecutive,
+)
+from .ops.split import (
+    chunk,
+    narrow,
+    select,
+    split,
+    unbind,
+)
+from .ops.tile import (
+    column_stack,
+    dstack,
+    flip,
+    fliplr,
+    flipud,
+    hstack,
+    repeat_interleave,
+    roll,
+    rot90,
+    tile,
+    vstack,
 )
 from .random import manual_seed
 from .serialization import load, save

@@ -177,8 +177,27 @@ class AsStrided(Function):
     def backward(ctx, grad):
         (shape, stride), region = ctx.meta
         full = torch.empty_strided(shape, stride, dtype=grad.dtype, device=grad.device).zero_()
-        _region(full, region).copy_(grad)
+        size, view_stride, offset = region
+        if not _may_overlap(size, view_stride):
+            _region(full, region).copy_(grad)
+            return full, None
+        # An expanded or unfolded view reads some elements more than once: their gradients add up.
+        storage_size = full.untyped_storage().nbytes() // full.element_size()
+        positions = torch.arange(storage_size, device=grad.device).as_strided(size, view_stride, offset)
+        flat = full.as_strided((storage_size,), (1,), 0)
+        flat.index_add_(0, positions.reshape(-1), grad.reshape(-1))
         return full, None
+
+
+def _may_overlap(size, stride) -> bool:
+    """Whether a view of ``size`` and ``stride`` may address a memory location twice (False: it
+    certainly does not): each dim, by increasing stride, must step past all the smaller ones."""
+    extent = 0
+    for step, count in sorted((st, sz) for sz, st in zip(size, stride) if sz > 1):
+        if step <= extent:
+            return True
+        extent += (count - 1) * step
+    return False
 
 
 def _data(value):

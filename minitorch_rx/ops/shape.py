@@ -6,9 +6,9 @@ import torch
 
 from ..autograd.function import Function, LinearMap, call
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_input
 from .dims import normalize_dim
-from .inplace import register_view
+from .inplace import _recording, register_view
 
 
 class _ShapeOnly(Function):
@@ -277,6 +277,27 @@ def t(input: Tensor) -> Tensor:
     return input if input._data.dim() < 2 else _viewing(Transpose.apply(input, 0, 1), input)
 
 
+def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``input`` itself, transposed in place (its sizes and strides; the memory is untouched). As in
+    PyTorch, its version goes up, so a saved copy of it is caught at backward, and its history
+    becomes a transpose of the old one."""
+    input = tensor_input("transpose_", input)
+    ndim = input._data.dim()
+    dim0, dim1 = normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)
+    if _recording(input, ()):
+        history = Transpose.apply(input, dim0, dim1)
+        input._node, input._out_nr = history._node, 0
+    input._data.transpose_(dim0, dim1)
+    return input
+
+
+def t_(input: Tensor) -> Tensor:
+    input = tensor_input("t_", input)
+    if input._data.dim() > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {input._data.dim()}D")
+    return input if input._data.dim() < 2 else transpose_(input, 0, 1)
+
+
 def permute(input: Tensor, *dims) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("permute", input)
@@ -373,3 +394,84 @@ def _target(data: torch.Tensor, args: tuple, kwargs: dict) -> tuple[torch.dtype,
     if device.type == "cuda" and device.index is None and data.is_cuda:
         device = data.device
     return (data.dtype if dtype is None else dtype), device
+
+
+# ------------------------------------------------------------------ compositions of the above
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return view(tensor_input("view_as", input), tensor_input("view_as", other, "other").shape)
+
+
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(tensor_input("reshape_as", input), tensor_input("reshape_as", other, "other").shape)
+
+
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    """``input`` cast to ``other``'s dtype (and moved to its device, as PyTorch's ``type_as``)."""
+    other = tensor_input("type_as", other, "other")
+    return to(tensor_input("type_as", input), device=other.device, dtype=other.dtype)
+
+
+def movedim(input: Tensor, source: int | tuple | list, destination: int | tuple | list) -> Tensor:
+    """``input`` with its dims ``source`` moved to the places ``destination`` (a view)."""
+    input = tensor_input("movedim", input)
+    input._data.movedim(source, destination)  # torch checks the dims and words the errors
+    ndim = input._data.dim()
+    sources = [normalize_dim(d, ndim) for d in ((source,) if isinstance(source, int) else source)]
+    destinations = [normalize_dim(d, ndim) for d in ((destination,) if isinstance(destination, int) else destination)]
+    rest = iter(d for d in range(ndim) if d not in sources)
+    order = [sources[destinations.index(p)] if p in destinations else next(rest) for p in range(ndim)]
+    return permute(input, order)
+
+
+moveaxis = movedim
+swapaxes = swapdims = transpose
+
+
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+    """``input`` with dim ``dim`` split into ``sizes`` (one of them may be -1); a view."""
+    input = tensor_input("unflatten", input)
+    return view(input, input._data.unflatten(dim, sizes).shape)
+
+
+def broadcast_to(input: Tensor, size) -> Tensor:
+    input = tensor_input("broadcast_to", input)
+    return expand(input, tuple(size))
+
+
+def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (views)."""
+    tensors = _tensor_list(_shape_arg(tensors), "broadcast_tensors")
+    shape = torch.broadcast_tensors(*(t._data for t in tensors))[0].shape  # torch words the errors
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def _at_least(tensors: tuple, name: str, rank: int):
+    one = len(tensors) == 1 and not isinstance(tensors[0], (list, tuple))
+    if one and not isinstance(tensors[0], TENSOR_TYPES):
+        raise not_a_tensor(name, tensors[0])
+    out = []
+    for t in _tensor_list(list(_shape_arg(tensors)), name):
+        shape = tuple(t._data.shape)
+        out.append(t if len(shape) >= rank else reshape(t, _at_least_shape(shape, rank)))
+    return out[0] if one else tuple(out)
+
+
+def _at_least_shape(shape: tuple, rank: int) -> tuple:
+    """numpy's rules: a scalar becomes (1, ...), a vector a row (1, n) or (1, n, 1), a matrix (m, n, 1)."""
+    if not shape:
+        return (1,) * rank
+    if len(shape) == 1:
+        return (1, shape[0]) if rank == 2 else (1, shape[0], 1)
+    return (*shape, 1)
+
+
+def atleast_1d(*tensors):
+    return _at_least(tensors, "atleast_1d", 1)
+
+
+def atleast_2d(*tensors):
+    return _at_least(tensors, "atleast_2d", 2)
+
+
+def atleast_3d(*tensors):
+    return _at_least(tensors, "atleast_3d", 3)
