@@ -2049,6 +2049,239 @@ CASES = [
 ]
 
 
+# ------------------------------------------------------------------ comparisons, logical and bitwise ops
+COMPARISON_NAMES = ["eq", "ne", "lt", "le", "gt", "ge"]
+LOGICAL_NAMES = ["logical_and", "logical_or", "logical_xor"]
+BITWISE_NAMES = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
+CASES += [
+    *[
+        case(
+            f"mt.{name}",
+            "non-broadcastable shapes",
+            lambda name=name: getattr(mt, name)(x(2, 3), x(2, 4)),
+            RuntimeError,
+            BROADCAST,
+        )
+        for name in COMPARISON_NAMES + LOGICAL_NAMES
+    ],
+    *[
+        case(
+            f"mt.{name}",
+            "a list",
+            lambda name=name: getattr(mt, name)([1.0]),
+            TypeError,
+            f"{name}(): argument 'input' (position 1) must be Tensor, not list",
+        )
+        for name in ["isnan", "isinf", "isfinite", "logical_not", "bitwise_not", "all", "any", "count_nonzero"]
+    ],
+    *[
+        case(
+            f"mt.{name}",
+            "float tensors",
+            lambda name=name: getattr(mt, name)(x(2), x(2)),
+            NotImplementedError,
+            "not implemented for 'Float'",
+        )
+        for name in BITWISE_NAMES
+    ],
+    case(
+        "mt.isclose",
+        "a list other",
+        lambda: mt.isclose(x(2), [1.0]),
+        TypeError,
+        "isclose(): argument 'other' (position 2) must be Tensor, not list",
+    ),
+    case("mt.isclose", "mixed dtypes", lambda: mt.isclose(x(2), x(2).long()), RuntimeError, "Float did not match Long"),
+    case("mt.allclose", "non-broadcastable shapes", lambda: mt.allclose(x(2, 3), x(2, 4)), RuntimeError, BROADCAST),
+    case(
+        "mt.equal",
+        "a list other",
+        lambda: mt.equal(x(2), [1.0]),
+        TypeError,
+        "equal(): argument 'other' (position 2) must be Tensor, not list",
+    ),
+    case("Tensor.all", "a dim out of range", lambda: x(2, 3).all(2), IndexError, DIM_2D),
+    case(
+        "Tensor.__invert__",
+        "a float tensor",
+        lambda: ~x(2),
+        TypeError,
+        "~ (operator.invert) is only implemented on integer and Boolean-type tensors",
+    ),
+    *[
+        case(
+            f"Tensor.{name}",
+            "float tensors",
+            lambda name=name: getattr(x(2), name)(x(2)),
+            NotImplementedError,
+            "not implemented for 'Float'",
+        )
+        for name in ["__and__", "__or__", "__xor__", "__iand__", "__ior__", "__ixor__"]
+    ],
+    *[
+        case(
+            f"Tensor.{name}",
+            "a float tensor",
+            lambda name=name: getattr(x(2), name)(True),
+            NotImplementedError,
+            "not implemented for 'Float'",
+        )
+        for name in ["__rand__", "__ror__", "__rxor__"]
+    ],
+    *[
+        case(
+            f"Tensor.{name}_",
+            "non-broadcastable shapes",
+            lambda name=name: getattr(x(2, 3) > 0, name + "_")(x(2, 4) > 0),
+            RuntimeError,
+            BROADCAST,
+        )
+        for name in LOGICAL_NAMES + BITWISE_NAMES[:3]
+    ],
+    *[
+        case(
+            f"Tensor.{name}_",
+            "a float tensor",
+            lambda name=name: getattr(x(2), name + "_")(),
+            NotImplementedError,
+            "not implemented for 'Float'",
+        )
+        for name in ["bitwise_not"]
+    ],
+    case(
+        "Tensor.logical_not_", "a leaf that requires grad", lambda: leaf(2).logical_not_(), RuntimeError, LEAF_IN_PLACE
+    ),
+]
+
+# ------------------------------------------------------------------ elementwise math
+UNARY_MATH = [
+    "log1p",
+    "expm1",
+    "rsqrt",
+    "reciprocal",
+    "log2",
+    "log10",
+    "exp2",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfinv",
+    "frac",
+    "floor",
+    "ceil",
+    "trunc",
+    "sign",
+    "round",
+    "square",
+]
+BINARY_MATH = ["fmod", "remainder", "atan2", "hypot", "logaddexp", "floor_divide"]
+CASES += [
+    *[
+        case(
+            f"mt.{name}",
+            "a list",
+            lambda name=name: getattr(mt, name)([1.0]),
+            TypeError,
+            f"{name}(): argument 'input' (position 1) must be Tensor, not list",
+        )
+        for name in UNARY_MATH
+    ],
+    *[
+        case(
+            f"mt.{name}",
+            "a list",
+            lambda name=name: getattr(mt, name)([1.0], x(1)),
+            TypeError,
+            f"{name}(): argument 'input' (position 1) must be Tensor, not list",
+        )
+        for name in BINARY_MATH + ["clamp_min", "clamp_max"]
+    ],
+    case(
+        "mt.lerp",
+        "a list",
+        lambda: mt.lerp([1.0], x(1), 0.5),
+        TypeError,
+        "lerp(): argument 'input' (position 1) must be Tensor, not list",
+    ),
+    *[
+        case(
+            f"mt.{name}",
+            "non-broadcastable shapes",
+            lambda name=name: getattr(mt, name)(x(2, 3), x(2, 4)),
+            RuntimeError,
+            BROADCAST,
+        )
+        for name in BINARY_MATH + ["clamp_min", "clamp_max"]
+    ],
+    *[
+        case(
+            f"mt.{name}",
+            "a number other",
+            lambda name=name: getattr(mt, name)(x(2), 1.0),
+            TypeError,
+            f"{name}(): argument 'other' (position 2) must be Tensor, not float",
+        )
+        for name in ["atan2", "hypot", "logaddexp"]
+    ],
+    case("mt.lerp", "non-broadcastable shapes", lambda: mt.lerp(x(2, 3), x(2, 4), 0.5), RuntimeError, BROADCAST),
+    case(
+        "mt.lerp",
+        "a list end",
+        lambda: mt.lerp(x(2), [1.0], 0.5),
+        TypeError,
+        "lerp(): argument 'end' (position 2) must be Tensor, not list",
+    ),
+    *[
+        case(
+            f"Tensor.{name}_",
+            "a leaf that requires grad",
+            lambda name=name: getattr(leaf(2), name + "_")(),
+            RuntimeError,
+            LEAF_IN_PLACE,
+        )
+        for name in UNARY_MATH + ["exp", "log", "sqrt", "sin", "cos", "abs", "neg", "sigmoid", "tanh", "relu"]
+    ],
+    *[
+        case(
+            f"Tensor.{name}_",
+            "a leaf that requires grad",
+            lambda name=name: getattr(leaf(2), name + "_")(x(2)),
+            RuntimeError,
+            LEAF_IN_PLACE,
+        )
+        for name in ["fmod", "remainder", "atan2", "hypot", "floor_divide", "clamp_min", "clamp_max"]
+    ],
+    case("Tensor.lerp_", "a leaf that requires grad", lambda: leaf(2).lerp_(x(2), 0.5), RuntimeError, LEAF_IN_PLACE),
+    case("Tensor.__floordiv__", "non-broadcastable shapes", lambda: x(2, 3) // x(2, 4), RuntimeError, BROADCAST),
+    case(
+        "Tensor.__rfloordiv__",
+        "a string",
+        lambda: "a" // x(2),
+        TypeError,
+        "unsupported operand type(s) for //: 'str' and 'Tensor'",
+    ),
+    case(
+        "Tensor.__ifloordiv__",
+        "a leaf that requires grad",
+        lambda: leaf(2).__ifloordiv__(2),
+        RuntimeError,
+        LEAF_IN_PLACE,
+    ),
+    case("Tensor.__mod__", "non-broadcastable shapes", lambda: x(2, 3) % x(2, 4), RuntimeError, BROADCAST),
+    case(
+        "Tensor.__rmod__", "a list", lambda: [1] % x(2), TypeError, "unsupported operand type for a Tensor op: 'list'"
+    ),
+    case("Tensor.__imod__", "a leaf that requires grad", lambda: leaf(2).__imod__(2), RuntimeError, LEAF_IN_PLACE),
+]
+
+
 @pytest.mark.parametrize(("entry", "call", "error", "message"), CASES)
 def test_bad_input_raises_a_clear_error(entry, call, error, message):
     with pytest.raises(error, match=re.escape(message)):
