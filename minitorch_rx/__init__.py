@@ -24,7 +24,7 @@ from torch import (  # dtypes, so that user code can say mt.float32
     uint8,
 )
 
-from . import autograd, data, init, models, nn, optim, tensor_methods  # noqa: E402  (they build on the names above)
+from . import autograd, data, init, linalg, models, nn, optim, tensor_methods  # noqa: E402  (they build on the names above)
 from .autograd import Graph, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange,
@@ -104,7 +104,7 @@ from .ops.elementwise import (
     sub,
     where,
 )
-from .ops.linalg import dot, matmul
+from .ops.linalg import addmm, baddbmm, bmm, cdist, dot, einsum, matmul, mm, norm, outer
 from .ops.math import (
     acos,
     acosh,
@@ -142,7 +142,8 @@ from .ops.math import (
     tan,
     trunc,
 )
-from .ops.reduce import amax, amin, argmax, argmin, logsumexp, max, mean, min, std, sum, var
+from .ops.reduce import amax, amin, argmax, argmin, logsumexp, max, mean, median, min, mode, prod, std, sum, var
+from .ops.scan import cumprod, cumsum
 from .ops.shape import (
     cat,
     contiguous,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .autograd.tensor import Tensor
-from .ops import activation, compare, elementwise, inplace, linalg, math, reduce, shape
+from .ops import activation, compare, elementwise, inplace, linalg, math, reduce, scan, shape
 
 
 def _swapped(fn):
@@ -79,6 +79,14 @@ METHODS = {
     "logsumexp": reduce.logsumexp,
     "argmax": reduce.argmax,
     "argmin": reduce.argmin,
+    "prod": reduce.prod,
+    "median": reduce.median,
+    "mode": reduce.mode,
+    "cumsum": scan.cumsum,
+    "cumprod": scan.cumprod,
+    "cumsum_": _inplace_op(scan.cumsum, "cumsum_"),
+    "cumprod_": _inplace_op(scan.cumprod, "cumprod_"),
+    "norm": linalg.norm,
     # shape
     "reshape": shape.reshape,
     "view": shape.view,
@@ -94,6 +102,13 @@ METHODS = {
     # linear algebra
     "matmul": linalg.matmul,
     "dot": linalg.dot,
+    "mm": linalg.mm,
+    "bmm": linalg.bmm,
+    "outer": linalg.outer,
+    "addmm": linalg.addmm,
+    "baddbmm": linalg.baddbmm,
+    "addmm_": _inplace_op(linalg.addmm, "addmm_"),
+    "baddbmm_": _inplace_op(linalg.baddbmm, "baddbmm_"),
     # activations that torch also has as Tensor methods
     "relu": activation.relu,
     "sigmoid": activation.sigmoid,

@@ -2282,6 +2282,157 @@ CASES += [
 ]
 
 
+# ------------------------------------------------------------------ products, scans, norms, linear algebra
+MATMUL_SHAPES = "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)"
+CASES += [
+    case("mt.prod", "a dim out of range", lambda: mt.prod(x(2, 3), 2), IndexError, DIM_2D),
+    case(
+        "mt.prod",
+        "a list",
+        lambda: mt.prod([1.0]),
+        TypeError,
+        "prod(): argument 'input' (position 1) must be Tensor, not list",
+    ),
+    case("mt.median", "a dim out of range", lambda: mt.median(x(2, 3), 2), IndexError, DIM_2D),
+    case(
+        "mt.mode",
+        "a list",
+        lambda: mt.mode([1.0]),
+        TypeError,
+        "mode(): argument 'input' (position 1) must be Tensor, not list",
+    ),
+    case("mt.cumsum", "a dim out of range", lambda: mt.cumsum(x(2, 3), 2), IndexError, DIM_2D),
+    case(
+        "mt.cumprod",
+        "a dim out of range",
+        lambda: mt.cumprod(x(2, 3), -3),
+        IndexError,
+        "Dimension out of range (expected to be in range of [-2, 1], but got -3)",
+    ),
+    case("Tensor.cumsum_", "a leaf that requires grad", lambda: leaf(2).cumsum_(0), RuntimeError, LEAF_IN_PLACE),
+    case("Tensor.cumprod_", "a leaf that requires grad", lambda: leaf(2).cumprod_(0), RuntimeError, LEAF_IN_PLACE),
+    case("mt.norm", "an unknown p", lambda: mt.norm(x(2, 3), "abc"), RuntimeError, "norm(): unsupported p='abc'"),
+    case(
+        "mt.norm",
+        "'fro' over 3 dims",
+        lambda: mt.norm(x(2, 3, 4), "fro", (0, 1, 2)),
+        RuntimeError,
+        "linalg.matrix_norm: dim must be a 2-tuple",
+    ),
+    case(
+        "mt.norm",
+        "an integer tensor",
+        lambda: mt.norm(mt.ones(2, dtype=mt.int64)),
+        RuntimeError,
+        "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long",
+    ),
+    case(
+        "mt.linalg.matrix_norm",
+        "a 1-D input",
+        lambda: mt.linalg.matrix_norm(x(3)),
+        RuntimeError,
+        "linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got 1",
+    ),
+    case(
+        "mt.linalg.matrix_norm",
+        "the nuclear norm",
+        lambda: mt.linalg.matrix_norm(x(3, 3), "nuc"),
+        NotImplementedError,
+        "needs singular values",
+    ),
+    case(
+        "mt.linalg.norm",
+        "an ord over a 3-D input",
+        lambda: mt.linalg.norm(x(2, 2, 2), 2),
+        RuntimeError,
+        "If dim is not specified but ord is, the input must be 1D or 2D. Got 3D.",
+    ),
+    case(
+        "mt.einsum",
+        "too few operands",
+        lambda: mt.einsum("ij,jk", x(2, 3)),
+        RuntimeError,
+        "einsum(): fewer operands were provided than specified in the equation",
+    ),
+    case(
+        "mt.einsum",
+        "mismatched sizes",
+        lambda: mt.einsum("ij,jk", x(2, 3), x(4, 2)),
+        RuntimeError,
+        "einsum(): subscript j has size 4 for operand 1 which does not broadcast with previously seen size 3",
+    ),
+    case(
+        "mt.einsum",
+        "a list operand",
+        lambda: mt.einsum("i,i", x(2), [1.0, 2.0]),
+        TypeError,
+        "einsum(): operand 1 must be a Tensor, not list",
+    ),
+    case("mt.mm", "shapes that do not multiply", lambda: mt.mm(x(2, 3), leaf(4, 2)), RuntimeError, MATMUL_SHAPES),
+    case("mt.mm", "a 3-D input", lambda: mt.mm(x(2, 3, 1), x(3, 2)), RuntimeError, "self must be a matrix"),
+    case("mt.bmm", "a 2-D input", lambda: mt.bmm(x(2, 3), x(4, 2)), RuntimeError, "batch1 must be a 3D tensor"),
+    case(
+        "mt.bmm",
+        "batch sizes that differ",
+        lambda: mt.bmm(x(2, 2, 3), x(3, 3, 2)),
+        RuntimeError,
+        "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [3, 3].",
+    ),
+    case(
+        "mt.outer",
+        "a 2-D input",
+        lambda: mt.outer(x(2, 2), x(2)),
+        RuntimeError,
+        "outer: Expected 1-D argument self, but got 2-D",
+    ),
+    case(
+        "mt.addmm", "shapes that do not multiply", lambda: mt.addmm(x(3), x(2, 3), x(4, 2)), RuntimeError, MATMUL_SHAPES
+    ),
+    case(
+        "mt.addmm",
+        "an input that does not broadcast",
+        lambda: mt.addmm(x(2, 2, 3), x(2, 3), x(3, 3)),
+        RuntimeError,
+        "the number of sizes provided (2) must be greater or equal to the number of dimensions in the tensor (3)",
+    ),
+    case(
+        "mt.baddbmm",
+        "batch shapes that do not multiply",
+        lambda: mt.baddbmm(x(3), x(2, 2, 3), x(2, 4, 2)),
+        RuntimeError,
+        "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 4].",
+    ),
+    case(
+        "Tensor.addmm_",
+        "a leaf that requires grad",
+        lambda: leaf(2, 2).addmm_(x(2, 3), x(3, 2)),
+        RuntimeError,
+        LEAF_IN_PLACE,
+    ),
+    case(
+        "Tensor.baddbmm_",
+        "a leaf that requires grad",
+        lambda: leaf(1, 2, 2).baddbmm_(x(1, 2, 3), x(1, 3, 2)),
+        RuntimeError,
+        LEAF_IN_PLACE,
+    ),
+    case(
+        "mt.cdist",
+        "different numbers of columns",
+        lambda: mt.cdist(x(2, 3), x(2, 4)),
+        RuntimeError,
+        "X1 and X2 must have the same number of columns. X1: 3 X2: 4",
+    ),
+    case(
+        "mt.cdist",
+        "a 1-D input",
+        lambda: mt.cdist(x(3), x(2, 3)),
+        RuntimeError,
+        "cdist only supports at least 2D tensors, X1 got: 1D",
+    ),
+]
+
+
 @pytest.mark.parametrize(("entry", "call", "error", "message"), CASES)
 def test_bad_input_raises_a_clear_error(entry, call, error, message):
     with pytest.raises(error, match=re.escape(message)):
