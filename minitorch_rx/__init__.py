@@ -35,6 +35,8 @@ from .creation import (
     full,
     full_like,
     linspace,
+    logspace,
+    meshgrid,
     ones,
     ones_like,
     rand,
@@ -90,6 +92,7 @@ from .ops.elementwise import (
     abs,
     add,
     clamp,
+    clone,
     cos,
     div,
     exp,
@@ -157,7 +160,7 @@ from .ops.shape import (
     unsqueeze,
     view,
 )
-from .random import manual_seed
+from .random import bernoulli, manual_seed, multinomial, normal, randint_like, randperm
 from .serialization import load, save
 
 del tensor_methods

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 
+from . import creation, random
 from .autograd.tensor import Tensor
 from .ops import activation, compare, elementwise, inplace, linalg, math, reduce, scan, shape
 
@@ -67,6 +68,7 @@ METHODS = {
     "maximum": elementwise.maximum,
     "minimum": elementwise.minimum,
     "where": _where,
+    "clone": elementwise.clone,
     # reductions
     "sum": reduce.sum,
     "mean": reduce.mean,
@@ -244,6 +246,13 @@ for _name in MATH:
     METHODS[_name] = getattr(math, _name)
     METHODS[_name + "_"] = _inplace_op(getattr(math, _name), _name + "_")
 METHODS["logaddexp"] = math.logaddexp
+# creation and random draws
+for _name in ["new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"]:
+    METHODS[_name] = getattr(creation, _name)
+for _name in ["normal_", "uniform_", "bernoulli_", "exponential_", "random_", "geometric_", "cauchy_", "log_normal_"]:
+    METHODS[_name] = getattr(random, _name)
+METHODS["bernoulli"] = random.bernoulli
+METHODS["multinomial"] = random.multinomial
 METHODS["arctan2"] = math.atan2
 for _module, _names in (
     (elementwise, ["exp", "log", "sqrt", "sin", "cos", "abs", "neg"]),

@@ -2433,6 +2433,138 @@ CASES += [
 ]
 
 
+# ------------------------------------------------------------------ creation and random draws
+NEGATIVE_SIZE = "Trying to create tensor with negative dimension -1: [-1]"
+CASES += [
+    case(
+        "mt.logspace",
+        "negative steps",
+        lambda: mt.logspace(0, 1, -1),
+        RuntimeError,
+        "number of steps must be non-negative",
+    ),
+    case(
+        "mt.meshgrid",
+        "a 2-D tensor",
+        lambda: mt.meshgrid(x(2, 2), x(2)),
+        RuntimeError,
+        "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got",
+    ),
+    case(
+        "mt.meshgrid",
+        "an unknown indexing",
+        lambda: mt.meshgrid(x(2), indexing="ab"),
+        ValueError,
+        'torch.meshgrid: indexing must be one of "xy" or "ij", but received: ab',
+    ),
+    case(
+        "mt.clone",
+        "a list",
+        lambda: mt.clone([1.0]),
+        TypeError,
+        "clone(): argument 'input' (position 1) must be Tensor, not list",
+    ),
+    case(
+        "mt.bernoulli",
+        "a probability above 1",
+        lambda: mt.bernoulli(mt.full((2,), 2.0)),
+        RuntimeError,
+        "Expected p_in >= 0 && p_in <= 1 to be true",
+    ),
+    case(
+        "mt.multinomial",
+        "a negative weight",
+        lambda: mt.multinomial(mt.tensor([-1.0, 1.0]), 1),
+        RuntimeError,
+        "probability tensor contains either `inf`, `nan` or element < 0",
+    ),
+    case(
+        "mt.normal",
+        "a negative std",
+        lambda: mt.normal(mt.zeros(2), -1.0),
+        RuntimeError,
+        "normal expects std >= 0.0, but found std -1",
+    ),
+    case(
+        "mt.normal",
+        "numbers and no size",
+        lambda: mt.normal(0.0, 1.0),
+        TypeError,
+        "normal(): with a number mean and std, pass size",
+    ),
+    case(
+        "mt.randint_like",
+        "an empty range",
+        lambda: mt.randint_like(x(2), 0),
+        RuntimeError,
+        "random_ expects 'from' to be less than 'to', but got from=0 >= to=0",
+    ),
+    case("mt.randperm", "a negative n", lambda: mt.randperm(-1), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new_zeros", "a negative size", lambda: x(2).new_zeros(-1), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new_ones", "a negative size", lambda: x(2).new_ones(-1), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new_empty", "a negative size", lambda: x(2).new_empty(-1), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new_full", "a negative size", lambda: x(2).new_full((-1,), 2.0), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new_tensor", "a string", lambda: x(2).new_tensor("a"), TypeError, "new(): invalid data type 'str'"),
+    case(
+        "Tensor.normal_",
+        "a negative std",
+        lambda: x(2).normal_(0, -1),
+        RuntimeError,
+        "normal expects std >= 0.0, but found std -1",
+    ),
+    case("Tensor.normal_", "a leaf that requires grad", lambda: leaf(2).normal_(), RuntimeError, LEAF_IN_PLACE),
+    case(
+        "Tensor.uniform_",
+        "an inverted range",
+        lambda: x(2).uniform_(1, 0),
+        RuntimeError,
+        "uniform_ expects to return a [from, to) range, but found from=1 > to=0",
+    ),
+    case(
+        "Tensor.bernoulli_",
+        "a probability above 1",
+        lambda: x(2).bernoulli_(2.0),
+        RuntimeError,
+        "bernoulli_ expects p to be in [0, 1], but got p=2",
+    ),
+    case(
+        "Tensor.exponential_",
+        "a negative rate",
+        lambda: x(2).exponential_(-1),
+        RuntimeError,
+        "exponential_ expects lambda > 0.0, but found lambda=-1",
+    ),
+    case(
+        "Tensor.random_",
+        "an empty range",
+        lambda: x(2).random_(5, 1),
+        RuntimeError,
+        "random_ expects 'from' to be less than 'to', but got from=5 >= to=1",
+    ),
+    case(
+        "Tensor.geometric_",
+        "a probability above 1",
+        lambda: x(2).geometric_(2.0),
+        RuntimeError,
+        "geometric_ expects p to be in (0, 1), but got p=2",
+    ),
+    case(
+        "Tensor.cauchy_",
+        "a negative scale",
+        lambda: x(2).cauchy_(0, -1),
+        RuntimeError,
+        "cauchy_ expects sigma > 0.0, but found sigma=-1",
+    ),
+    case(
+        "Tensor.log_normal_",
+        "a negative std",
+        lambda: x(2).log_normal_(0, -1),
+        RuntimeError,
+        "log_normal_ expects std > 0.0, but found std=-1",
+    ),
+]
+
+
 @pytest.mark.parametrize(("entry", "call", "error", "message"), CASES)
 def test_bad_input_raises_a_clear_error(entry, call, error, message):
     with pytest.raises(error, match=re.escape(message)):
