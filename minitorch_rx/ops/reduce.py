@@ -200,16 +200,24 @@ class Prod(Function):
         if not bool(zero.any()):
             return (grad * y / x).to(ctx.input_dtype), None, None, None
         # Zeros: the product of the other elements, without dividing by a zero.
-        nonzero_x = x.where(~zero, 1.0)
         if dim is None:
-            zeros_in_slice = zero.sum()
-            others = nonzero_x.prod()
+            others = _products_of_others(x.reshape(-1), 0).reshape(x.shape)
         else:
-            zeros_in_slice = zero.sum(dim, keepdim=True)
-            others = nonzero_x.prod(dim, keepdim=True)
-        single_zero = zero & (zeros_in_slice == 1)
-        grad_x = (grad * y / nonzero_x).where(zeros_in_slice == 0, (grad * others).where(single_zero, 0.0))
-        return grad_x.to(ctx.input_dtype), None, None, None
+            others = _products_of_others(x, dim)
+        return (grad * others).to(ctx.input_dtype), None, None, None
+
+
+def _products_of_others(x, dim: int):
+    """For each element, the product of the others along ``dim``: an exclusive product from
+    the left times one from the right (no division, so zeros are fine; differentiable too)."""
+    x = x.transpose(dim, -1)
+    positions = torch.arange(x.shape[-1], device=x.device)
+    previous = (positions - 1).clamp(min=0)
+    not_first = positions != 0
+    reverse = positions.flip(0)
+    left = x[..., previous].where(not_first, 1.0).cumprod(-1)
+    right = x[..., reverse][..., previous].where(not_first, 1.0).cumprod(-1)[..., reverse]
+    return (left * right).transpose(dim, -1)
 
 
 class MedianAll(Function):

@@ -57,6 +57,8 @@ class CumProd(Function):
         zero = x == 0
         if not bool(zero.any()):
             return (_reverse_cumsum(grad * out, dim) / x).to(input_dtype), None, None
+        if not isinstance(grad, torch.Tensor):
+            return _cumprod_backward_recorded(grad, x, dim).to(input_dtype), None, None
         zeros_so_far = zero.long().cumsum(dim)
         first_zero = zero & (zeros_so_far == 1)
         before = zeros_so_far == 0
@@ -66,6 +68,20 @@ class CumProd(Function):
         at_first_zero = _reverse_cumsum(grad * others, dim)
         grad_x = (_reverse_cumsum(grad * out, dim) / safe_x).where(before, at_first_zero.where(first_zero, 0.0))
         return grad_x.to(input_dtype), None, None
+
+
+def _cumprod_backward_recorded(grad, x, dim: int):
+    """cumprod's gradient with zeros, under ``create_graph``: ``grad_x[i] = sum_{j>=i} grad[j] *
+    prod_{k<=j, k!=i} x[k]`` from an ``n x n`` table (row i: the cumulative product with x[i] taken
+    as 1), so that it is differentiable everywhere; the first-order path above is O(n)."""
+    x = x.transpose(dim, -1)
+    grad = grad.transpose(dim, -1)
+    n = x.shape[-1]
+    eye = torch.eye(n, dtype=torch.bool, device=x.device)
+    upper = torch.ones(n, n, dtype=torch.bool, device=x.device).triu()
+    table = x.unsqueeze(-2).expand(*x.shape[:-1], n, n).where(~eye, 1.0).cumprod(-1)
+    grad_x = (table * grad.unsqueeze(-2)).where(upper, 0.0).sum(-1)
+    return grad_x.transpose(dim, -1)
 
 
 def _scan(cls: type[Function], name: str, input: Tensor, dim: int, dtype) -> Tensor:
