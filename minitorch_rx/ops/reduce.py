@@ -210,6 +210,8 @@ class Prod(Function):
 def _products_of_others(x, dim: int):
     """For each element, the product of the others along ``dim``: an exclusive product from
     the left times one from the right (no division, so zeros are fine; differentiable too)."""
+    if x.dim() == 0:
+        return x.new_ones(())
     x = x.transpose(dim, -1)
     positions = torch.arange(x.shape[-1], device=x.device)
     previous = (positions - 1).clamp(min=0)
