@@ -246,6 +246,12 @@ for _name in MATH:
     METHODS[_name] = getattr(math, _name)
     METHODS[_name + "_"] = _inplace_op(getattr(math, _name), _name + "_")
 METHODS["logaddexp"] = math.logaddexp
+for _name in ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "fix"]:
+    METHODS[_name] = getattr(math, _name)
+for _name in ["eq", "ne", "lt", "le", "gt", "ge"]:
+    METHODS[_name + "_"] = _inplace_op(compare.indicator(getattr(torch, _name)), _name + "_")
+for _name in ["greater", "greater_equal", "less", "less_equal", "not_equal"]:
+    METHODS[_name] = getattr(compare, _name)
 # creation and random draws
 for _name in ["new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"]:
     METHODS[_name] = getattr(creation, _name)

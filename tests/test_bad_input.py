@@ -2151,6 +2151,16 @@ CASES += [
     case(
         "Tensor.logical_not_", "a leaf that requires grad", lambda: leaf(2).logical_not_(), RuntimeError, LEAF_IN_PLACE
     ),
+    *[
+        case(
+            f"Tensor.{name}_",
+            "a leaf that requires grad",
+            lambda name=name: getattr(leaf(2), name + "_")(0.0),
+            RuntimeError,
+            LEAF_IN_PLACE,
+        )
+        for name in COMPARISON_NAMES
+    ],
 ]
 
 # ------------------------------------------------------------------ elementwise math

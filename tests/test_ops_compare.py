@@ -7,6 +7,7 @@ import operator
 
 import pytest
 import torch
+from helpers import compare_with_torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import FUZZ, broadcast_shapes, shapes, tensors
@@ -154,3 +155,26 @@ def test_count_nonzero_matches_torch(data, shape):
 def test_a_comparison_with_an_unsupported_operand_gives_python_s_type_error():
     with pytest.raises(TypeError):
         _ = mt.ones(2) < "a"
+
+
+@pytest.mark.parametrize("name", COMPARISONS)
+def test_in_place_comparison_writes_zeros_and_ones_with_a_zero_gradient_as_torch(name):
+    a = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    b = torch.tensor([2.0, 2.0, 2.0], dtype=torch.float64)
+
+    def run(x, y):
+        return getattr(x * 1, name + "_")(y) + x
+
+    compare_with_torch(run, run, [a, b])
+    ints = mt.tensor([1, 2, 3])
+    assert getattr(ints, name + "_")(2) is ints
+    assert ints.tolist() == getattr(torch.tensor([1, 2, 3]), name + "_")(2).tolist()
+
+
+@pytest.mark.parametrize(
+    "alias, name",
+    [("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"), ("not_equal", "ne")],
+)
+def test_comparison_aliases_are_the_same_functions(alias, name):
+    assert getattr(mt, alias) is getattr(mt, name)
+    assert getattr(mt.Tensor, alias) is getattr(mt.Tensor, name)

@@ -232,3 +232,13 @@ def test_in_place_math_outside_any_graph_runs_torchs_kernel_on_the_data():
     data = x.torch()
     assert x.rsqrt_() is x and x.torch() is data
     assert data.tolist() == [2.0, 0.5]
+
+
+@pytest.mark.parametrize(
+    "alias, name",
+    [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("arcsinh", "asinh"), ("arccosh", "acosh")]
+    + [("arctanh", "atanh"), ("arctan2", "atan2"), ("fix", "trunc")],
+)
+def test_math_aliases_are_the_same_functions(alias, name):
+    assert getattr(mt, alias) is getattr(mt, name)
+    assert getattr(mt.Tensor, alias) is getattr(mt.Tensor, name)

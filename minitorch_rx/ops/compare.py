@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, not_a_tensor
 
@@ -53,6 +54,33 @@ bitwise_or = _untracked(torch.bitwise_or, "bitwise_or", 2)
 bitwise_xor = _untracked(torch.bitwise_xor, "bitwise_xor", 2)
 bitwise_left_shift = _untracked(torch.bitwise_left_shift, "bitwise_left_shift", 2)
 bitwise_right_shift = _untracked(torch.bitwise_right_shift, "bitwise_right_shift", 2)
+# PyTorch's aliases
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+class Indicator(Function):
+    """``t.eq_(other)`` and the other in-place comparisons while recording: the 0/1 result in
+    ``t``'s dtype, with a zero gradient for ``t``'s old values, as PyTorch's."""
+
+    broadcasting = True
+
+    @staticmethod
+    def forward(ctx, x, other, torch_op):
+        return torch_op(x, other).to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = grad.new_zeros(grad.shape)
+        return zeros, (zeros if ctx.needs_input_grad[1] else None), None
+
+
+def indicator(torch_op):
+    """The out-of-place form an in-place comparison records (see ``Indicator``)."""
+
+    def out_of_place(input: Tensor, other) -> Tensor:
+        return Indicator.apply(input, other, torch_op)
+
+    return out_of_place
 
 
 def comparison_operator(torch_op, name: str):

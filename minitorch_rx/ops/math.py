@@ -485,6 +485,7 @@ atan2 = _binary(Atan2, "atan2", other_may_be_a_number=False)
 hypot = _binary(Hypot, "hypot", other_may_be_a_number=False)
 logaddexp = _binary(LogAddExp, "logaddexp", other_may_be_a_number=False)
 arctan2 = atan2
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh, fix = asin, acos, atan, asinh, acosh, atanh, trunc
 
 
 def floor_divide(input, other) -> Tensor:
