@@ -24,7 +24,7 @@ from torch import (  # dtypes, so that user code can say mt.float32
     uint8,
 )
 
-from . import autograd, data, init, models, nn, optim, tensor_methods, utils  # noqa: E402  (they build on the names above)
+from . import autograd, data, init, linalg, models, nn, optim, tensor_methods, utils  # noqa: E402  (they build on the names above)
 from .autograd import Graph, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange,
@@ -35,6 +35,8 @@ from .creation import (
     full,
     full_like,
     linspace,
+    logspace,
+    meshgrid,
     ones,
     ones_like,
     rand,
@@ -59,6 +61,38 @@ from .ops.activation import (
     swish,
     tanh,
 )
+from .ops.compare import (
+    all,
+    allclose,
+    any,
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    count_nonzero,
+    eq,
+    equal,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    ne,
+    not_equal,
+)
 from .ops.diagonal import (
     diag,
     diag_embed,
@@ -71,6 +105,7 @@ from .ops.elementwise import (
     abs,
     add,
     clamp,
+    clone,
     cos,
     div,
     exp,
@@ -102,8 +137,53 @@ from .ops.index import (
     take,
     take_along_dim,
 )
-from .ops.linalg import dot, matmul
-from .ops.reduce import amax, amin, argmax, argmin, logsumexp, max, mean, min, std, sum, var
+from .ops.linalg import addmm, baddbmm, bmm, cdist, dot, einsum, matmul, mm, norm, outer
+from .ops.math import (
+    acos,
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    ceil,
+    clamp_max,
+    clamp_min,
+    cosh,
+    erf,
+    erfinv,
+    exp2,
+    expm1,
+    fix,
+    floor,
+    floor_divide,
+    fmod,
+    frac,
+    hypot,
+    lerp,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    reciprocal,
+    remainder,
+    round,
+    rsqrt,
+    sign,
+    sinh,
+    square,
+    tan,
+    trunc,
+)
+from .ops.reduce import amax, amin, argmax, argmin, logsumexp, max, mean, median, min, mode, prod, std, sum, var
+from .ops.scan import cumprod, cumsum
 from .ops.shape import (
     atleast_1d,
     atleast_2d,
@@ -157,7 +237,7 @@ from .ops.tile import (
     tile,
     vstack,
 )
-from .random import manual_seed
+from .random import bernoulli, manual_seed, multinomial, normal, randint_like, randperm
 from .serialization import load, save
 
 del tensor_methods

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from .autograd.tensor import Tensor
@@ -113,3 +115,77 @@ def randn_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) 
 def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     data = t._data if isinstance(t, Tensor) else t
     return _leaf(torch.full_like(data, fill_value, dtype=dtype, device=device), requires_grad)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None, requires_grad: bool = False):
+    """``steps`` points from ``base ** start`` to ``base ** end``, evenly spaced in the exponent."""
+    return _leaf(torch.logspace(start, end, steps, base, dtype=dtype, device=device), requires_grad)
+
+
+def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Zeros of ``size`` with this tensor's dtype and device unless given."""
+    return _leaf(self._data.new_zeros(_size(size), dtype=dtype, device=device), requires_grad)
+
+
+def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Ones of ``size`` with this tensor's dtype and device unless given."""
+    return _leaf(self._data.new_ones(_size(size), dtype=dtype, device=device), requires_grad)
+
+
+def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """An uninitialized tensor of ``size`` with this tensor's dtype and device unless given."""
+    return _leaf(self._data.new_empty(_size(size), dtype=dtype, device=device), requires_grad)
+
+
+def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``fill_value`` everywhere in ``size``, with this tensor's dtype and device unless given."""
+    return _leaf(self._data.new_full(size, fill_value, dtype=dtype, device=device), requires_grad)
+
+
+def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A new leaf holding a copy of ``data``, with this tensor's dtype and device unless given."""
+    if isinstance(data, Tensor):
+        data = data._data
+    options = {
+        "dtype": self._data.dtype if dtype is None else dtype,
+        "device": self._data.device if device is None else device,
+    }
+    if isinstance(data, torch.Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        copied = data.detach().to(copy=True, **options)
+    else:
+        copied = torch.tensor(data, **options)
+    return _leaf(copied, requires_grad)
+
+
+def meshgrid(*tensors, indexing: str = "ij") -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-D tensors, as ``torch.meshgrid``: each output is its input
+    reshaped and expanded (a view), so gradients flow back to the inputs."""
+    from .ops.shape import expand, reshape
+
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for i, t in enumerate(tensors):
+        if not isinstance(t, (Tensor, torch.Tensor)):
+            raise TypeError(f"meshgrid expects a list of tensors, got {type(t).__name__} at position {i}")
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t._data}")
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors = (tensors[1], tensors[0], *tensors[2:])
+    shape = tuple(t.numel() for t in tensors)
+    grids = []
+    for i, t in enumerate(tensors):
+        view = [1] * len(tensors)
+        view[i] = -1
+        grids.append(expand(reshape(t, view), shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)

@@ -8,29 +8,25 @@ from __future__ import annotations
 
 import torch
 
+from . import creation, random
 from .autograd.tensor import Tensor
 from .ops import (
     activation,
+    compare,
     diagonal,
     elementwise,
     index,
     inplace,
     linalg,
+    math,
     recorded,
     reduce,
+    scan,
     shape,
     sort,
     split,
     tile,
 )
-
-
-def _compare(torch_op):
-    def compare(self: Tensor, other) -> Tensor:
-        return Tensor._make(torch_op(self._data, other._data if isinstance(other, Tensor) else other), None)
-
-    compare.__name__ = torch_op.__name__
-    return compare
 
 
 def _swapped(fn):
@@ -44,6 +40,16 @@ def _swapped(fn):
 def _inplace(out_of_place, torch_method: str):
     def method(self: Tensor, other, **kwargs) -> Tensor:
         return inplace.inplace_binary(self, other, out_of_place, torch_method, **kwargs)
+
+    method.__name__ = torch_method
+    return method
+
+
+def _inplace_op(out_of_place, torch_method: str):
+    """``t.<torch_method>(*args)`` in place, through ``inplace.inplace_op``."""
+
+    def method(self: Tensor, *args, **kwargs) -> Tensor:
+        return inplace.inplace_op(self, out_of_place, torch_method, *args, **kwargs)
 
     method.__name__ = torch_method
     return method
@@ -78,6 +84,7 @@ METHODS = {
     "maximum": elementwise.maximum,
     "minimum": elementwise.minimum,
     "where": _where,
+    "clone": elementwise.clone,
     # reductions
     "sum": reduce.sum,
     "sum_to_size": reduce.sum_to_size,
@@ -91,6 +98,14 @@ METHODS = {
     "logsumexp": reduce.logsumexp,
     "argmax": reduce.argmax,
     "argmin": reduce.argmin,
+    "prod": reduce.prod,
+    "median": reduce.median,
+    "mode": reduce.mode,
+    "cumsum": scan.cumsum,
+    "cumprod": scan.cumprod,
+    "cumsum_": _inplace_op(scan.cumsum, "cumsum_"),
+    "cumprod_": _inplace_op(scan.cumprod, "cumprod_"),
+    "norm": linalg.norm,
     # shape
     "reshape": shape.reshape,
     "view": shape.view,
@@ -170,6 +185,13 @@ METHODS = {
     # linear algebra
     "matmul": linalg.matmul,
     "dot": linalg.dot,
+    "mm": linalg.mm,
+    "bmm": linalg.bmm,
+    "outer": linalg.outer,
+    "addmm": linalg.addmm,
+    "baddbmm": linalg.baddbmm,
+    "addmm_": _inplace_op(linalg.addmm, "addmm_"),
+    "baddbmm_": _inplace_op(linalg.baddbmm, "baddbmm_"),
     # activations that torch also has as Tensor methods
     "relu": activation.relu,
     "sigmoid": activation.sigmoid,
@@ -207,12 +229,62 @@ METHODS = {
     "__itruediv__": _inplace(elementwise.div, "div_"),
     "__getitem__": shape.getitem,
     "__setitem__": inplace.setitem,
-    "__lt__": _compare(torch.lt),
-    "__le__": _compare(torch.le),
-    "__gt__": _compare(torch.gt),
-    "__ge__": _compare(torch.ge),
-    "__eq__": _compare(torch.eq),
-    "__ne__": _compare(torch.ne),
+    "__lt__": compare.comparison_operator(torch.lt, "__lt__"),
+    "__le__": compare.comparison_operator(torch.le, "__le__"),
+    "__gt__": compare.comparison_operator(torch.gt, "__gt__"),
+    "__ge__": compare.comparison_operator(torch.ge, "__ge__"),
+    "__eq__": compare.comparison_operator(torch.eq, "__eq__"),
+    "__ne__": compare.comparison_operator(torch.ne, "__ne__"),
+    "__and__": compare.comparison_operator(torch.bitwise_and, "__and__"),
+    "__or__": compare.comparison_operator(torch.bitwise_or, "__or__"),
+    "__xor__": compare.comparison_operator(torch.bitwise_xor, "__xor__"),
+    "__rand__": compare.reflected_operator(torch.bitwise_and, "__rand__"),
+    "__ror__": compare.reflected_operator(torch.bitwise_or, "__ror__"),
+    "__rxor__": compare.reflected_operator(torch.bitwise_xor, "__rxor__"),
+    "__iand__": _inplace(compare.bitwise_and, "bitwise_and_"),
+    "__ior__": _inplace(compare.bitwise_or, "bitwise_or_"),
+    "__ixor__": _inplace(compare.bitwise_xor, "bitwise_xor_"),
+    "__invert__": compare.invert,
+    "__floordiv__": math.floor_divide,
+    "__rfloordiv__": math.floor_divide_reflected,
+    "__ifloordiv__": _inplace(math.floor_divide, "floor_divide_"),
+    "__mod__": math.remainder,
+    "__rmod__": math.remainder_reflected,
+    "__imod__": _inplace(math.remainder, "remainder_"),
+    # comparisons and tests (no gradient)
+    "eq": compare.eq,
+    "ne": compare.ne,
+    "lt": compare.lt,
+    "le": compare.le,
+    "gt": compare.gt,
+    "ge": compare.ge,
+    "isnan": compare.isnan,
+    "isinf": compare.isinf,
+    "isfinite": compare.isfinite,
+    "isclose": compare.isclose,
+    "allclose": compare.allclose,
+    "equal": compare.equal,
+    "all": compare.all,
+    "any": compare.any,
+    "count_nonzero": compare.count_nonzero,
+    "logical_not": compare.logical_not,
+    "logical_and": compare.logical_and,
+    "logical_or": compare.logical_or,
+    "logical_xor": compare.logical_xor,
+    "bitwise_not": compare.bitwise_not,
+    "bitwise_and": compare.bitwise_and,
+    "bitwise_or": compare.bitwise_or,
+    "bitwise_xor": compare.bitwise_xor,
+    "bitwise_left_shift": compare.bitwise_left_shift,
+    "bitwise_right_shift": compare.bitwise_right_shift,
+    "logical_not_": _inplace_op(compare.logical_not, "logical_not_"),
+    "logical_and_": _inplace(compare.logical_and, "logical_and_"),
+    "logical_or_": _inplace(compare.logical_or, "logical_or_"),
+    "logical_xor_": _inplace(compare.logical_xor, "logical_xor_"),
+    "bitwise_not_": _inplace_op(compare.bitwise_not, "bitwise_not_"),
+    "bitwise_and_": _inplace(compare.bitwise_and, "bitwise_and_"),
+    "bitwise_or_": _inplace(compare.bitwise_or, "bitwise_or_"),
+    "bitwise_xor_": _inplace(compare.bitwise_xor, "bitwise_xor_"),
 }
 
 
@@ -229,6 +301,66 @@ def _matrix_transposed(self: Tensor) -> Tensor:
 
 
 METHODS["sgn"] = _sgn
+#: Elementwise math with a method and an in-place method of the same name (``log1p``, ``log1p_``).
+MATH = [
+    "log1p",
+    "expm1",
+    "rsqrt",
+    "square",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "frac",
+    "fmod",
+    "remainder",
+    "floor_divide",
+    "lerp",
+    "reciprocal",
+    "log2",
+    "log10",
+    "exp2",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfinv",
+    "hypot",
+    "clamp_min",
+    "clamp_max",
+]
+for _name in MATH:
+    METHODS[_name] = getattr(math, _name)
+    METHODS[_name + "_"] = _inplace_op(getattr(math, _name), _name + "_")
+METHODS["logaddexp"] = math.logaddexp
+for _name in ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "fix"]:
+    METHODS[_name] = getattr(math, _name)
+for _name in ["eq", "ne", "lt", "le", "gt", "ge"]:
+    METHODS[_name + "_"] = _inplace_op(compare.indicator(getattr(torch, _name)), _name + "_")
+for _name in ["greater", "greater_equal", "less", "less_equal", "not_equal"]:
+    METHODS[_name] = getattr(compare, _name)
+# creation and random draws
+for _name in ["new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"]:
+    METHODS[_name] = getattr(creation, _name)
+for _name in ["normal_", "uniform_", "bernoulli_", "exponential_", "random_", "geometric_", "cauchy_", "log_normal_"]:
+    METHODS[_name] = getattr(random, _name)
+METHODS["bernoulli"] = random.bernoulli
+METHODS["multinomial"] = random.multinomial
+METHODS["arctan2"] = math.atan2
+for _module, _names in (
+    (elementwise, ["exp", "log", "sqrt", "sin", "cos", "abs", "neg"]),
+    (activation, ["sigmoid", "tanh", "relu"]),
+):
+    for _name in _names:
+        METHODS[_name + "_"] = _inplace_op(getattr(_module, _name), _name + "_")
 
 for _name, _method in METHODS.items():
     setattr(Tensor, _name, _method)

@@ -2599,6 +2599,532 @@ CASES = [
 ]
 
 
+# ------------------------------------------------------------------ comparisons, logical and bitwise ops
+COMPARISON_NAMES = ["eq", "ne", "lt", "le", "gt", "ge"]
+LOGICAL_NAMES = ["logical_and", "logical_or", "logical_xor"]
+BITWISE_NAMES = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
+CASES += [
+    *[
+        case(
+            f"mt.{name}",
+            "non-broadcastable shapes",
+            lambda name=name: getattr(mt, name)(x(2, 3), x(2, 4)),
+            RuntimeError,
+            BROADCAST,
+        )
+        for name in COMPARISON_NAMES + LOGICAL_NAMES
+    ],
+    *[
+        case(
+            f"mt.{name}",
+            "a list",
+            lambda name=name: getattr(mt, name)([1.0]),
+            TypeError,
+            f"{name}(): argument 'input' (position 1) must be Tensor, not list",
+        )
+        for name in ["isnan", "isinf", "isfinite", "logical_not", "bitwise_not", "all", "any", "count_nonzero"]
+    ],
+    *[
+        case(
+            f"mt.{name}",
+            "float tensors",
+            lambda name=name: getattr(mt, name)(x(2), x(2)),
+            NotImplementedError,
+            "not implemented for 'Float'",
+        )
+        for name in BITWISE_NAMES
+    ],
+    case(
+        "mt.isclose",
+        "a list other",
+        lambda: mt.isclose(x(2), [1.0]),
+        TypeError,
+        "isclose(): argument 'other' (position 2) must be Tensor, not list",
+    ),
+    case("mt.isclose", "mixed dtypes", lambda: mt.isclose(x(2), x(2).long()), RuntimeError, "Float did not match Long"),
+    case("mt.allclose", "non-broadcastable shapes", lambda: mt.allclose(x(2, 3), x(2, 4)), RuntimeError, BROADCAST),
+    case(
+        "mt.equal",
+        "a list other",
+        lambda: mt.equal(x(2), [1.0]),
+        TypeError,
+        "equal(): argument 'other' (position 2) must be Tensor, not list",
+    ),
+    case("Tensor.all", "a dim out of range", lambda: x(2, 3).all(2), IndexError, DIM_2D),
+    case(
+        "Tensor.__invert__",
+        "a float tensor",
+        lambda: ~x(2),
+        TypeError,
+        "~ (operator.invert) is only implemented on integer and Boolean-type tensors",
+    ),
+    *[
+        case(
+            f"Tensor.{name}",
+            "float tensors",
+            lambda name=name: getattr(x(2), name)(x(2)),
+            NotImplementedError,
+            "not implemented for 'Float'",
+        )
+        for name in ["__and__", "__or__", "__xor__", "__iand__", "__ior__", "__ixor__"]
+    ],
+    *[
+        case(
+            f"Tensor.{name}",
+            "a float tensor",
+            lambda name=name: getattr(x(2), name)(True),
+            NotImplementedError,
+            "not implemented for 'Float'",
+        )
+        for name in ["__rand__", "__ror__", "__rxor__"]
+    ],
+    *[
+        case(
+            f"Tensor.{name}_",
+            "non-broadcastable shapes",
+            lambda name=name: getattr(x(2, 3) > 0, name + "_")(x(2, 4) > 0),
+            RuntimeError,
+            BROADCAST,
+        )
+        for name in LOGICAL_NAMES + BITWISE_NAMES[:3]
+    ],
+    *[
+        case(
+            f"Tensor.{name}_",
+            "a float tensor",
+            lambda name=name: getattr(x(2), name + "_")(),
+            NotImplementedError,
+            "not implemented for 'Float'",
+        )
+        for name in ["bitwise_not"]
+    ],
+    case(
+        "Tensor.logical_not_", "a leaf that requires grad", lambda: leaf(2).logical_not_(), RuntimeError, LEAF_IN_PLACE
+    ),
+    *[
+        case(
+            f"Tensor.{name}_",
+            "a leaf that requires grad",
+            lambda name=name: getattr(leaf(2), name + "_")(0.0),
+            RuntimeError,
+            LEAF_IN_PLACE,
+        )
+        for name in COMPARISON_NAMES
+    ],
+]
+
+# ------------------------------------------------------------------ elementwise math
+UNARY_MATH = [
+    "log1p",
+    "expm1",
+    "rsqrt",
+    "reciprocal",
+    "log2",
+    "log10",
+    "exp2",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfinv",
+    "frac",
+    "floor",
+    "ceil",
+    "trunc",
+    "sign",
+    "round",
+    "square",
+]
+BINARY_MATH = ["fmod", "remainder", "atan2", "hypot", "logaddexp", "floor_divide"]
+CASES += [
+    *[
+        case(
+            f"mt.{name}",
+            "a list",
+            lambda name=name: getattr(mt, name)([1.0]),
+            TypeError,
+            f"{name}(): argument 'input' (position 1) must be Tensor, not list",
+        )
+        for name in UNARY_MATH
+    ],
+    *[
+        case(
+            f"mt.{name}",
+            "a list",
+            lambda name=name: getattr(mt, name)([1.0], x(1)),
+            TypeError,
+            f"{name}(): argument 'input' (position 1) must be Tensor, not list",
+        )
+        for name in BINARY_MATH + ["clamp_min", "clamp_max"]
+    ],
+    case(
+        "mt.lerp",
+        "a list",
+        lambda: mt.lerp([1.0], x(1), 0.5),
+        TypeError,
+        "lerp(): argument 'input' (position 1) must be Tensor, not list",
+    ),
+    *[
+        case(
+            f"mt.{name}",
+            "non-broadcastable shapes",
+            lambda name=name: getattr(mt, name)(x(2, 3), x(2, 4)),
+            RuntimeError,
+            BROADCAST,
+        )
+        for name in BINARY_MATH + ["clamp_min", "clamp_max"]
+    ],
+    *[
+        case(
+            f"mt.{name}",
+            "a number other",
+            lambda name=name: getattr(mt, name)(x(2), 1.0),
+            TypeError,
+            f"{name}(): argument 'other' (position 2) must be Tensor, not float",
+        )
+        for name in ["atan2", "hypot", "logaddexp"]
+    ],
+    case("mt.lerp", "non-broadcastable shapes", lambda: mt.lerp(x(2, 3), x(2, 4), 0.5), RuntimeError, BROADCAST),
+    case(
+        "mt.lerp",
+        "a list end",
+        lambda: mt.lerp(x(2), [1.0], 0.5),
+        TypeError,
+        "lerp(): argument 'end' (position 2) must be Tensor, not list",
+    ),
+    *[
+        case(
+            f"Tensor.{name}_",
+            "a leaf that requires grad",
+            lambda name=name: getattr(leaf(2), name + "_")(),
+            RuntimeError,
+            LEAF_IN_PLACE,
+        )
+        for name in UNARY_MATH + ["exp", "log", "sqrt", "sin", "cos", "abs", "neg", "sigmoid", "tanh", "relu"]
+    ],
+    *[
+        case(
+            f"Tensor.{name}_",
+            "a leaf that requires grad",
+            lambda name=name: getattr(leaf(2), name + "_")(x(2)),
+            RuntimeError,
+            LEAF_IN_PLACE,
+        )
+        for name in ["fmod", "remainder", "atan2", "hypot", "floor_divide", "clamp_min", "clamp_max"]
+    ],
+    case("Tensor.lerp_", "a leaf that requires grad", lambda: leaf(2).lerp_(x(2), 0.5), RuntimeError, LEAF_IN_PLACE),
+    case("Tensor.__floordiv__", "non-broadcastable shapes", lambda: x(2, 3) // x(2, 4), RuntimeError, BROADCAST),
+    case(
+        "Tensor.__rfloordiv__",
+        "a string",
+        lambda: "a" // x(2),
+        TypeError,
+        "unsupported operand type(s) for //: 'str' and 'Tensor'",
+    ),
+    case(
+        "Tensor.__ifloordiv__",
+        "a leaf that requires grad",
+        lambda: leaf(2).__ifloordiv__(2),
+        RuntimeError,
+        LEAF_IN_PLACE,
+    ),
+    case("Tensor.__mod__", "non-broadcastable shapes", lambda: x(2, 3) % x(2, 4), RuntimeError, BROADCAST),
+    case(
+        "Tensor.__rmod__", "a list", lambda: [1] % x(2), TypeError, "unsupported operand type for a Tensor op: 'list'"
+    ),
+    case("Tensor.__imod__", "a leaf that requires grad", lambda: leaf(2).__imod__(2), RuntimeError, LEAF_IN_PLACE),
+]
+
+
+# ------------------------------------------------------------------ products, scans, norms, linear algebra
+MATMUL_SHAPES = "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)"
+CASES += [
+    case("mt.prod", "a dim out of range", lambda: mt.prod(x(2, 3), 2), IndexError, DIM_2D),
+    case(
+        "mt.prod",
+        "a list",
+        lambda: mt.prod([1.0]),
+        TypeError,
+        "prod(): argument 'input' (position 1) must be Tensor, not list",
+    ),
+    case("mt.median", "a dim out of range", lambda: mt.median(x(2, 3), 2), IndexError, DIM_2D),
+    case(
+        "mt.mode",
+        "a list",
+        lambda: mt.mode([1.0]),
+        TypeError,
+        "mode(): argument 'input' (position 1) must be Tensor, not list",
+    ),
+    case("mt.cumsum", "a dim out of range", lambda: mt.cumsum(x(2, 3), 2), IndexError, DIM_2D),
+    case(
+        "mt.cumprod",
+        "a dim out of range",
+        lambda: mt.cumprod(x(2, 3), -3),
+        IndexError,
+        "Dimension out of range (expected to be in range of [-2, 1], but got -3)",
+    ),
+    case("Tensor.cumsum_", "a leaf that requires grad", lambda: leaf(2).cumsum_(0), RuntimeError, LEAF_IN_PLACE),
+    case("Tensor.cumprod_", "a leaf that requires grad", lambda: leaf(2).cumprod_(0), RuntimeError, LEAF_IN_PLACE),
+    case("mt.norm", "an unknown p", lambda: mt.norm(x(2, 3), "abc"), RuntimeError, "norm(): unsupported p='abc'"),
+    case(
+        "mt.norm",
+        "'fro' over 3 dims",
+        lambda: mt.norm(x(2, 3, 4), "fro", (0, 1, 2)),
+        RuntimeError,
+        "linalg.matrix_norm: dim must be a 2-tuple",
+    ),
+    case(
+        "mt.norm",
+        "an integer tensor",
+        lambda: mt.norm(mt.ones(2, dtype=mt.int64)),
+        RuntimeError,
+        "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long",
+    ),
+    case(
+        "mt.linalg.matrix_norm",
+        "a 1-D input",
+        lambda: mt.linalg.matrix_norm(x(3)),
+        RuntimeError,
+        "linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got 1",
+    ),
+    case(
+        "mt.linalg.matrix_norm",
+        "the nuclear norm",
+        lambda: mt.linalg.matrix_norm(x(3, 3), "nuc"),
+        NotImplementedError,
+        "needs singular values",
+    ),
+    case(
+        "mt.linalg.norm",
+        "an ord over a 3-D input",
+        lambda: mt.linalg.norm(x(2, 2, 2), 2),
+        RuntimeError,
+        "If dim is not specified but ord is, the input must be 1D or 2D. Got 3D.",
+    ),
+    case(
+        "mt.einsum",
+        "too few operands",
+        lambda: mt.einsum("ij,jk", x(2, 3)),
+        RuntimeError,
+        "einsum(): fewer operands were provided than specified in the equation",
+    ),
+    case(
+        "mt.einsum",
+        "mismatched sizes",
+        lambda: mt.einsum("ij,jk", x(2, 3), x(4, 2)),
+        RuntimeError,
+        "einsum(): subscript j has size 4 for operand 1 which does not broadcast with previously seen size 3",
+    ),
+    case(
+        "mt.einsum",
+        "a list operand",
+        lambda: mt.einsum("i,i", x(2), [1.0, 2.0]),
+        TypeError,
+        "einsum(): operand 1 must be a Tensor, not list",
+    ),
+    case("mt.mm", "shapes that do not multiply", lambda: mt.mm(x(2, 3), leaf(4, 2)), RuntimeError, MATMUL_SHAPES),
+    case("mt.mm", "a 3-D input", lambda: mt.mm(x(2, 3, 1), x(3, 2)), RuntimeError, "self must be a matrix"),
+    case("mt.bmm", "a 2-D input", lambda: mt.bmm(x(2, 3), x(4, 2)), RuntimeError, "batch1 must be a 3D tensor"),
+    case(
+        "mt.bmm",
+        "batch sizes that differ",
+        lambda: mt.bmm(x(2, 2, 3), x(3, 3, 2)),
+        RuntimeError,
+        "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [3, 3].",
+    ),
+    case(
+        "mt.outer",
+        "a 2-D input",
+        lambda: mt.outer(x(2, 2), x(2)),
+        RuntimeError,
+        "outer: Expected 1-D argument self, but got 2-D",
+    ),
+    case(
+        "mt.addmm", "shapes that do not multiply", lambda: mt.addmm(x(3), x(2, 3), x(4, 2)), RuntimeError, MATMUL_SHAPES
+    ),
+    case(
+        "mt.addmm",
+        "an input that does not broadcast",
+        lambda: mt.addmm(x(2, 2, 3), x(2, 3), x(3, 3)),
+        RuntimeError,
+        "the number of sizes provided (2) must be greater or equal to the number of dimensions in the tensor (3)",
+    ),
+    case(
+        "mt.baddbmm",
+        "batch shapes that do not multiply",
+        lambda: mt.baddbmm(x(3), x(2, 2, 3), x(2, 4, 2)),
+        RuntimeError,
+        "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 4].",
+    ),
+    case(
+        "Tensor.addmm_",
+        "a leaf that requires grad",
+        lambda: leaf(2, 2).addmm_(x(2, 3), x(3, 2)),
+        RuntimeError,
+        LEAF_IN_PLACE,
+    ),
+    case(
+        "Tensor.baddbmm_",
+        "a leaf that requires grad",
+        lambda: leaf(1, 2, 2).baddbmm_(x(1, 2, 3), x(1, 3, 2)),
+        RuntimeError,
+        LEAF_IN_PLACE,
+    ),
+    case(
+        "mt.cdist",
+        "different numbers of columns",
+        lambda: mt.cdist(x(2, 3), x(2, 4)),
+        RuntimeError,
+        "X1 and X2 must have the same number of columns. X1: 3 X2: 4",
+    ),
+    case(
+        "mt.cdist",
+        "a 1-D input",
+        lambda: mt.cdist(x(3), x(2, 3)),
+        RuntimeError,
+        "cdist only supports at least 2D tensors, X1 got: 1D",
+    ),
+]
+
+
+# ------------------------------------------------------------------ creation and random draws
+NEGATIVE_SIZE = "Trying to create tensor with negative dimension -1: [-1]"
+CASES += [
+    case(
+        "mt.logspace",
+        "negative steps",
+        lambda: mt.logspace(0, 1, -1),
+        RuntimeError,
+        "number of steps must be non-negative",
+    ),
+    case(
+        "mt.meshgrid",
+        "a 2-D tensor",
+        lambda: mt.meshgrid(x(2, 2), x(2)),
+        RuntimeError,
+        "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got",
+    ),
+    case(
+        "mt.meshgrid",
+        "an unknown indexing",
+        lambda: mt.meshgrid(x(2), indexing="ab"),
+        ValueError,
+        'torch.meshgrid: indexing must be one of "xy" or "ij", but received: ab',
+    ),
+    case(
+        "mt.clone",
+        "a list",
+        lambda: mt.clone([1.0]),
+        TypeError,
+        "clone(): argument 'input' (position 1) must be Tensor, not list",
+    ),
+    case(
+        "mt.bernoulli",
+        "a probability above 1",
+        lambda: mt.bernoulli(mt.full((2,), 2.0)),
+        RuntimeError,
+        "Expected p_in >= 0 && p_in <= 1 to be true",
+    ),
+    case(
+        "mt.multinomial",
+        "a negative weight",
+        lambda: mt.multinomial(mt.tensor([-1.0, 1.0]), 1),
+        RuntimeError,
+        "probability tensor contains either `inf`, `nan` or element < 0",
+    ),
+    case(
+        "mt.normal",
+        "a negative std",
+        lambda: mt.normal(mt.zeros(2), -1.0),
+        RuntimeError,
+        "normal expects std >= 0.0, but found std -1",
+    ),
+    case(
+        "mt.normal",
+        "numbers and no size",
+        lambda: mt.normal(0.0, 1.0),
+        TypeError,
+        "normal(): with a number mean and std, pass size",
+    ),
+    case(
+        "mt.randint_like",
+        "an empty range",
+        lambda: mt.randint_like(x(2), 0),
+        RuntimeError,
+        "random_ expects 'from' to be less than 'to', but got from=0 >= to=0",
+    ),
+    case("mt.randperm", "a negative n", lambda: mt.randperm(-1), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new_zeros", "a negative size", lambda: x(2).new_zeros(-1), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new_ones", "a negative size", lambda: x(2).new_ones(-1), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new_empty", "a negative size", lambda: x(2).new_empty(-1), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new_full", "a negative size", lambda: x(2).new_full((-1,), 2.0), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new_tensor", "a string", lambda: x(2).new_tensor("a"), TypeError, "new(): invalid data type 'str'"),
+    case(
+        "Tensor.normal_",
+        "a negative std",
+        lambda: x(2).normal_(0, -1),
+        RuntimeError,
+        "normal expects std >= 0.0, but found std -1",
+    ),
+    case("Tensor.normal_", "a leaf that requires grad", lambda: leaf(2).normal_(), RuntimeError, LEAF_IN_PLACE),
+    case(
+        "Tensor.uniform_",
+        "an inverted range",
+        lambda: x(2).uniform_(1, 0),
+        RuntimeError,
+        "uniform_ expects to return a [from, to) range, but found from=1 > to=0",
+    ),
+    case(
+        "Tensor.bernoulli_",
+        "a probability above 1",
+        lambda: x(2).bernoulli_(2.0),
+        RuntimeError,
+        "bernoulli_ expects p to be in [0, 1], but got p=2",
+    ),
+    case(
+        "Tensor.exponential_",
+        "a negative rate",
+        lambda: x(2).exponential_(-1),
+        RuntimeError,
+        "exponential_ expects lambda > 0.0, but found lambda=-1",
+    ),
+    case(
+        "Tensor.random_",
+        "an empty range",
+        lambda: x(2).random_(5, 1),
+        RuntimeError,
+        "random_ expects 'from' to be less than 'to', but got from=5 >= to=1",
+    ),
+    case(
+        "Tensor.geometric_",
+        "a probability above 1",
+        lambda: x(2).geometric_(2.0),
+        RuntimeError,
+        "geometric_ expects p to be in (0, 1), but got p=2",
+    ),
+    case(
+        "Tensor.cauchy_",
+        "a negative scale",
+        lambda: x(2).cauchy_(0, -1),
+        RuntimeError,
+        "cauchy_ expects sigma > 0.0, but found sigma=-1",
+    ),
+    case(
+        "Tensor.log_normal_",
+        "a negative std",
+        lambda: x(2).log_normal_(0, -1),
+        RuntimeError,
+        "log_normal_ expects std > 0.0, but found std=-1",
+    ),
+]
+
+
 @pytest.mark.parametrize(("entry", "call", "error", "message"), CASES)
 def test_bad_input_raises_a_clear_error(entry, call, error, message):
     with pytest.raises(error, match=re.escape(message)):

@@ -319,6 +319,18 @@ def _select_grads(ctx, grad, a, b, a_wins):
     return grad_a, grad_b
 
 
+class Clone(Function):
+    _passes_gradient = True
+
+    @staticmethod
+    def forward(ctx, x, memory_format):
+        return x.clone(memory_format=memory_format)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
 class Where(Function):
     broadcasting = True
 
@@ -416,6 +428,15 @@ def _tensor_operand(value, like):
     if isinstance(value, (Tensor, torch.Tensor)):
         return value
     return torch.tensor(value, dtype=like._data.dtype, device=like._data.device)
+
+
+def clone(input: Tensor, *, memory_format: torch.memory_format = torch.preserve_format) -> Tensor:
+    """A copy of ``input`` (new memory), recorded: its gradient flows back unchanged."""
+    if not isinstance(input, Tensor):
+        if not isinstance(input, torch.Tensor):
+            raise not_a_tensor("clone", input)
+        input = Tensor._make(input, None)
+    return Clone.apply1(input, memory_format)
 
 
 def where(condition, input, other) -> Tensor:

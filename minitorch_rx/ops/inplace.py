@@ -211,6 +211,15 @@ def inplace_binary(target: Tensor, other, out_of_place, torch_method: str, **kwa
     return target
 
 
+def inplace_op(target: Tensor, out_of_place: Callable[..., Tensor], torch_method: str, *args, **kwargs) -> Tensor:
+    """``target.<torch_method>(*args)``: torch's in-place kernel when nothing records, else
+    ``out_of_place(target, *args)`` recorded and written back (unary ops, ``lerp_``, ...)."""
+    if _recording(target, args):
+        return rebase(target, out_of_place(target, *args, **kwargs))
+    getattr(target._data, torch_method)(*[_data(a) for a in args], **kwargs)
+    return target
+
+
 class Fill(Function):
     @staticmethod
     def forward(ctx, x, value):

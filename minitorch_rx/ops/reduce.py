@@ -37,18 +37,26 @@ def _count(shape: torch.Size, dims: tuple | None) -> int:
 
 class Sum(Function):
     @staticmethod
-    def forward(ctx, x, dims, keepdim):
+    def forward(ctx, x, dims, keepdim, dtype=None):
         ctx.meta = (x.shape, dims, keepdim)
+        if dtype is not None:
+            ctx.input_dtype = x.dtype
         return (
-            x.sum()
+            x.sum(dtype=dtype)
             if dims is None and not keepdim
-            else x.sum(dims if dims is not None else tuple(range(x.dim())), keepdim)
+            else x.sum(dims if dims is not None else tuple(range(x.dim())), keepdim, dtype=dtype)
         )
 
     @staticmethod
     def backward(ctx, grad):
         shape, dims, keepdim = ctx.meta
-        return _expand_back(grad, shape, dims, keepdim), None, None
+        grad = _expand_back(grad, shape, dims, keepdim)
+        if len(ctx.needs_input_grad) == 4 and grad.dtype != ctx.input_dtype:
+            grad = grad.to(ctx.input_dtype)
+        return (grad, *_NONES[len(ctx.needs_input_grad) - 1])
+
+
+_NONES = [(None,) * n for n in range(8)]
 
 
 class Mean(Function):
@@ -173,10 +181,91 @@ class LogSumExp(Function):
         return _expand_back(grad, x.shape, dims, keepdim) * weights, None, None
 
 
+class Prod(Function):
+    """The product over all dims or one; with zeros, each element's gradient is the product of
+    the others (nonzero only at a slice's single zero), as PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim, dtype):
+        y = x.prod(dtype=dtype) if dim is None else x.prod(dim, keepdim, dtype=dtype)
+        ctx.save_for_backward(x, y)
+        ctx.meta = (dim, keepdim)
+        ctx.input_dtype = x.dtype
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        dim, keepdim = ctx.meta
+        dims = None if dim is None else (dim,)
+        grad = _expand_back(grad, x.shape, dims, keepdim)
+        y = _expand_back(y, x.shape, dims, keepdim)
+        if x.dtype != y.dtype:
+            x = x.to(y.dtype)
+        zero = x == 0
+        if not bool(zero.any()):
+            return (grad * y / x).to(ctx.input_dtype), None, None, None
+        # Zeros: the product of the other elements, without dividing by a zero.
+        if dim is None:
+            others = _products_of_others(x.reshape(-1), 0).reshape(x.shape)
+        else:
+            others = _products_of_others(x, dim)
+        return (grad * others).to(ctx.input_dtype), None, None, None
+
+
+def _products_of_others(x, dim: int):
+    """For each element, the product of the others along ``dim``: an exclusive product from
+    the left times one from the right (no division, so zeros are fine; differentiable too)."""
+    if x.dim() == 0:
+        return x.new_ones(())
+    x = x.transpose(dim, -1)
+    positions = torch.arange(x.shape[-1], device=x.device)
+    previous = (positions - 1).clamp(min=0)
+    not_first = positions != 0
+    reverse = positions.flip(0)
+    left = x[..., previous].where(not_first, 1.0).cumprod(-1)
+    right = x[..., reverse][..., previous].where(not_first, 1.0).cumprod(-1)[..., reverse]
+    return (left * right).transpose(dim, -1)
+
+
+class MedianAll(Function):
+    """The median of all elements: its gradient is split evenly among the elements equal to it."""
+
+    _recorded_as = "Median"
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.median(x)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        mask = x == y
+        return grad * mask / mask.sum()
+
+
+class SelectedAlongDim(Function):
+    """median(dim)/mode(dim): values and indices; the gradient goes to each selected index."""
+
+    @staticmethod
+    def forward(ctx, x, kernel, dim, keepdim):
+        values, indices = kernel(x, dim, keepdim)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.meta = (x.shape, dim, keepdim)
+        return values, indices
+
+    backward = staticmethod(ExtremumWithIndices.backward)
+
+
 # ------------------------------------------------------------------ public functions
-def sum(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("sum", input)
+    if dtype is not None:
+        return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, dtype)
     return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
@@ -280,3 +369,30 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("argmin", input)
     return Tensor._make(torch.argmin(input._data, dim, keepdim), None)
+
+
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
+    """The product of all elements, or along ``dim``; differentiable with zeros in the input."""
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("prod", input)
+    if dim is not None:
+        dim = normalize_dim(dim, input._data.dim())
+    return Prod.apply(input, dim, keepdim, dtype)
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False):
+    """The lower median of all elements; with ``dim``, ``(values, indices)`` along it."""
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("median", input)
+    if dim is None:
+        return MedianAll.apply(input)
+    values, indices = SelectedAlongDim.apply(input, torch.median, normalize_dim(dim, input._data.dim()), keepdim)
+    return ValuesIndices(values, indices)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
+    """The most frequent value along ``dim`` (the smallest of ties) and an index of it."""
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("mode", input)
+    values, indices = SelectedAlongDim.apply(input, torch.mode, normalize_dim(dim, input._data.dim()), keepdim)
+    return ValuesIndices(values, indices)
