@@ -25,8 +25,10 @@ from .activation import (
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .containers import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout
 from .flatten import Flatten
+from .fold import Fold, Unfold
 from .linear import Dense, Identity, Linear
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
@@ -62,10 +64,14 @@ __all__ = [
     "Conv1d",
     "Conv2d",
     "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
     "CrossEntropyLoss",
     "Dense",
     "Dropout",
     "Flatten",
+    "Fold",
     "Identity",
     "L1Loss",
     "LayerNorm",
@@ -89,6 +95,7 @@ __all__ = [
     "Softplus",
     "Swish",
     "Tanh",
+    "Unfold",
     "functional",
     "init",
     "parallel",

@@ -16,6 +16,7 @@ from ..ops.activation import (
     tanh,
 )
 from ..ops.conv import conv1d, conv2d, conv3d, fold, im2col, unfold
+from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ..ops.dropout import dropout
 from ..ops.linear import linear
 from ..ops.loss import binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss
@@ -47,6 +48,9 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
     "cross_entropy",
     "dropout",
     "elu",
