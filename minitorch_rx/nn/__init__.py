@@ -29,10 +29,11 @@ from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout
 from .flatten import Flatten
 from .fold import Fold, Unfold
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Dense, Identity, Linear
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
 from .parameter import Parameter
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -72,11 +73,16 @@ __all__ = [
     "Dropout",
     "Flatten",
     "Fold",
+    "GroupNorm",
     "Identity",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
     "L1Loss",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
+    "LocalResponseNorm",
     "LogSoftmax",
     "MSELoss",
     "MaxPool1d",

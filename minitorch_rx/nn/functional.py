@@ -20,7 +20,7 @@ from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d, conv_transp
 from ..ops.dropout import dropout
 from ..ops.linear import linear
 from ..ops.loss import binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss
-from ..ops.norm import batch_norm, layer_norm
+from ..ops.norm import batch_norm, group_norm, instance_norm, layer_norm, local_response_norm
 from ..ops.pad import pad
 from ..ops.pool import (
     adaptive_avg_pool1d,
@@ -56,11 +56,14 @@ __all__ = [
     "elu",
     "fold",
     "gelu",
+    "group_norm",
     "im2col",
+    "instance_norm",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
+    "local_response_norm",
     "log_softmax",
     "max_pool1d",
     "max_pool2d",

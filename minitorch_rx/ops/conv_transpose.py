@@ -69,8 +69,8 @@ class ConvTransposeNd(Function):
         if need_x:
             if recorded:
                 grad_x = ConvNd.apply(grad, weight, None, stride, pads, dilation, groups, True)
-                for d, size in enumerate(in_size):  # windows past the input's (output_padding >= stride)
-                    grad_x = grad_x.narrow(2 + d, 0, size)
+                # Without the windows past the input's (output_padding >= stride).
+                grad_x = grad_x[(slice(None), slice(None), *(slice(0, size) for size in in_size))]
             else:
                 grad_x = columns.correlate(grad, pads, weight, None, dilation, stride, in_size, groups)
             if not batched:

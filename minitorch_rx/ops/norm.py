@@ -1,4 +1,5 @@
-"""Batch and layer normalization on torch's fused kernels and their backward kernels.
+"""Batch and layer normalization on torch's fused kernels and their backward kernels; group,
+instance and local response normalization composed of recorded ops.
 
 ``torch.native_batch_norm`` updates the running statistics in place exactly as PyTorch's
 ``batch_norm`` does (``new = (1 - momentum) * old + momentum * batch``, the batch variance
@@ -14,7 +15,9 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, not_a_tensor, operand
+from .pad import pad
+from .pool import avg_pool2d, avg_pool3d
 
 aten = torch.ops.aten
 
@@ -148,3 +151,123 @@ def layer_norm(
     """
     shape = [normalized_shape] if isinstance(normalized_shape, int) else [int(n) for n in normalized_shape]
     return LayerNorm.apply(input, shape, weight, bias, eps)
+
+
+# ------------------------------------------------------------------ composed normalizations
+def _standardize(x: Tensor, dims: int | tuple[int, ...], eps: float) -> Tensor:
+    """``(x - mean) / sqrt(var + eps)`` over ``dims`` (the biased variance), of recorded ops."""
+    centered = x - x.mean(dims, keepdim=True)
+    return centered / ((centered * centered).mean(dims, keepdim=True) + eps).sqrt()
+
+
+def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """``y * weight + bias`` with the per-channel parameters broadcast along dim 1 of ``y``."""
+    per_channel = (y.shape[1],) + (1,) * (y.dim() - 2)
+    if weight is not None:
+        y = y * weight.view(per_channel)
+    if bias is not None:
+        y = y + bias.view(per_channel)
+    return y
+
+
+def group_norm(
+    input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5
+) -> Tensor:
+    """Normalize ``input`` (N, C, *) over each of ``num_groups`` groups of C / num_groups channels
+    (and every other dim) per sample, then scale by ``weight`` and shift by ``bias`` (each (C,)).
+    Composed of recorded ops, so differentiable to any order. Raises RuntimeError in PyTorch's
+    words for fewer than 2 dims, channels ``num_groups`` does not divide, or parameters of another
+    size.
+
+    >>> import minitorch_rx as mt
+    >>> [round(v, 4) for v in group_norm(mt.tensor([[1.0, 3.0, 0.0, 4.0]]), 2).tolist()[0]]
+    [-1.0, 1.0, -1.0, 1.0]
+    """
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("group_norm", input)
+    input = operand(input, None)
+    shape = input.shape
+    if len(shape) < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {len(shape)}")
+    n, channels = shape[:2]
+    if channels % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(shape)} and num_groups={num_groups}"
+        )
+    for name, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is not None and (tensor.dim() != 1 or tensor.shape[0] != channels):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, but got "
+                f"{name} of shape {list(tensor.shape)} and input of shape {list(shape)}"
+            )
+    per_group = channels // num_groups * math.prod(shape[2:])
+    y = _standardize(input.reshape(n, num_groups, per_group), -1, eps).reshape(shape)
+    return _affine(y, weight, bias)
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize ``input`` (N, C, *spatial) per sample and channel over its spatial dims, then scale
+    by ``weight`` and shift by ``bias`` (each (C,)).
+
+    With ``use_input_stats`` the statistics are each instance's, and the running buffers (C,), if
+    given, move towards their mean over the batch by ``momentum`` (the variance unbiased), in place;
+    otherwise the running statistics normalize. Raises ValueError for one spatial element when
+    using input statistics, RuntimeError for buffers or parameters of another size (PyTorch's words,
+    which count N * C elements).
+    """
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("instance_norm", input)
+    input = operand(input, None)
+    shape = input.shape
+    if use_input_stats and math.prod(shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {shape}")
+    n, channels = shape[:2]
+    for name, tensor in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        if tensor is not None and tensor.numel() != channels:
+            raise RuntimeError(f"{name} should contain {n * channels} elements not {tensor.numel() * n}")
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    dims = tuple(range(2, len(shape)))
+    for buffer, statistic in ((running_mean, torch.Tensor.mean), (running_var, torch.Tensor.var)):
+        if buffer is not None:
+            batch = statistic(input._data.detach(), dims).mean(0)
+            buffer._data.mul_(1 - momentum).add_(batch.to(buffer.dtype), alpha=momentum)
+    return _affine(_standardize(input, dims, eps), weight, bias)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """``input / (k + alpha * mean of squares over size neighbouring channels) ** beta`` for
+    ``input`` (N, C, *), as PyTorch's (the window is centred, zero beyond the channels). Composed
+    of recorded ops. Raises ValueError for fewer than 3 dims."""
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("local_response_norm", input)
+    input = operand(input, None)
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = input * input
+    if dim == 3:
+        squares = pad(squares.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(squares, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        squares = pad(squares.view(sizes[0], 1, sizes[1], sizes[2], -1), (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(squares, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    return input / (div * alpha + k) ** beta
