@@ -1176,6 +1176,75 @@ CASES = [
     ),
     # ---------------------------------------------------------------- F: norm, pad, dropout
     case(
+        "F.pixel_shuffle",
+        "channels not divisible by the factor squared",
+        lambda: F.pixel_shuffle(x(1, 3, 2, 2), 2),
+        RuntimeError,
+        "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but input.size(-3)=3 is not divisible by 4",
+    ),
+    case(
+        "F.pixel_unshuffle",
+        "a height the factor does not divide",
+        lambda: F.pixel_unshuffle(x(1, 3, 3, 2), 2),
+        RuntimeError,
+        "pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=3 is not divisible by 2",
+    ),
+    case(
+        "nn.PixelShuffle",
+        "a 2-D input",
+        lambda: nn.PixelShuffle(2)(x(3, 2)),
+        RuntimeError,
+        "pixel_shuffle expects input to have at least 3 dimensions, but got input with 2 dimension(s)",
+    ),
+    case(
+        "nn.PixelUnshuffle",
+        "a width the factor does not divide",
+        lambda: nn.PixelUnshuffle(2)(x(1, 2, 4, 3)),
+        RuntimeError,
+        "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=3 is not divisible by 2",
+    ),
+    *[
+        case(
+            f"nn.ZeroPad{n}d",
+            "a 0-D input",
+            lambda n=n: getattr(nn, f"ZeroPad{n}d")(1)(x()),
+            RuntimeError,
+            f"Padding length should be less than or equal to two times the input dimension but got padding length {2 * n} and input of dimension 0",
+        )
+        for n in (1, 2, 3)
+    ],
+    *[
+        case(
+            f"nn.ConstantPad{n}d",
+            "an odd padding length",
+            lambda n=n: getattr(nn, f"ConstantPad{n}d")((1, 2, 3), 0.0)(x(2, 3, 3, 3)),
+            RuntimeError,
+            "Padding length must be divisible by 2",
+        )
+        for n in (1, 2, 3)
+    ],
+    *[
+        case(
+            f"nn.{kind}Pad{n}d",
+            f"a {n}-D input",
+            lambda kind=kind, n=n: getattr(nn, f"{kind}Pad{n}d")(1)(x(*(3,) * n)),
+            NotImplementedError,
+            f"Padding size {2 * n} is not supported for {n}D input tensor.",
+        )
+        for kind in ("Reflection", "Replication")
+        for n in (1, 2, 3)
+    ],
+    *[
+        case(
+            f"nn.CircularPad{n}d",
+            f"a {n}-D input",
+            lambda n=n: getattr(nn, f"CircularPad{n}d")(1)(x(*(3,) * n)),
+            ValueError,
+            f"expected {n + 1}D or {n + 2}D input (got {n}D input)",
+        )
+        for n in (1, 2, 3)
+    ],
+    case(
         "F.group_norm",
         "channels the groups do not divide",
         lambda: F.group_norm(x(2, 5, 3), 2),

@@ -34,6 +34,7 @@ from ..ops.pool import (
     max_pool2d,
     max_pool3d,
 )
+from ..ops.shape import pixel_shuffle, pixel_unshuffle
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -71,6 +72,8 @@ __all__ = [
     "mse_loss",
     "nll_loss",
     "pad",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "relu",
     "sigmoid",
     "silu",
