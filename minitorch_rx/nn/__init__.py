@@ -65,6 +65,7 @@ from .pooling import (
     MaxPool2d,
     MaxPool3d,
 )
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "ELU",
@@ -134,6 +135,9 @@ __all__ = [
     "Swish",
     "Tanh",
     "Unfold",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "ZeroPad1d",
     "ZeroPad2d",
     "ZeroPad3d",

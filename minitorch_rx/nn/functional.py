@@ -35,12 +35,14 @@ from ..ops.pool import (
     max_pool3d,
 )
 from ..ops.shape import pixel_shuffle, pixel_unshuffle
+from ..ops.upsample import affine_grid, grid_sample, interpolate
 
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
     "adaptive_avg_pool3d",
     "adaptive_max_pool2d",
+    "affine_grid",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
@@ -57,9 +59,11 @@ __all__ = [
     "elu",
     "fold",
     "gelu",
+    "grid_sample",
     "group_norm",
     "im2col",
     "instance_norm",
+    "interpolate",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
