@@ -103,3 +103,40 @@ def test_norm_layer_matches_its_torch_twin(factory, shape, training):
 def test_instance_norm_warns_as_torch_when_channels_differ_without_affine():
     with pytest.warns(UserWarning, match="does not match num_features"):
         nn.InstanceNorm1d(3)(mt.randn(2, 4, 5))
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_group_norm_gradients_for_create_graph_match_torchs_first_and_second_derivatives(affine):
+    """The recorded-op gradients used under create_graph: their values are torch's gradients, and
+    their own gradients (in x, weight and the output gradient) are torch's second derivatives."""
+    from minitorch_rx.ops.norm import _group_norm_gradients
+
+    x, w, g = randn(2, 4, 3), randn(4, seed=1), randn(2, 4, 3, seed=2)
+    weights = [randn(2, 4, 3, seed=3), randn(4, seed=4), randn(4, seed=5)]
+
+    def theirs(x, w, g):
+        y = TF.group_norm(x, 2, w if affine else None, eps=1e-3)
+        grads = torch.autograd.grad(y, [x, w] if affine else [x], g, create_graph=True)
+        return (grads[0], grads[1] if affine else None, g.sum((0, 2)))
+
+    def ours(x, w, g):
+        return _group_norm_gradients(g, x, w if affine else None, 2, 1e-3)
+
+    def contract(grads):
+        return sum((d * v).sum() for d, v in zip(grads, weights, strict=True) if d is not None)
+
+    torch_inputs = [t.clone().requires_grad_(True) for t in (x, w, g)]
+    expected = theirs(*torch_inputs)
+    second_expected = torch.autograd.grad(contract(expected), torch_inputs, allow_unused=True)
+    mt_inputs = [mt.tensor(t, requires_grad=True) for t in (x, w, g)]
+    got = ours(*mt_inputs)
+    for a, b in zip(got, expected, strict=True):
+        assert (a is None) == (b is None)
+        if a is not None:
+            torch.testing.assert_close(a.torch(), b.detach())
+    second = mt.autograd.grad(contract(got), mt_inputs, allow_unused=True)
+    for a, b in zip(second, second_expected, strict=True):
+        if b is None:
+            assert a is None or not a.torch().any()
+        else:
+            torch.testing.assert_close(a.torch(), b)

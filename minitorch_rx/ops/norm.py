@@ -1,5 +1,6 @@
-"""Batch and layer normalization on torch's fused kernels and their backward kernels; group,
-instance and local response normalization composed of recorded ops.
+"""Batch, layer and group normalization on torch's fused kernels and their backward kernels
+(instance normalization is group normalization with one group per channel); local response
+normalization composed of recorded ops.
 
 ``torch.native_batch_norm`` updates the running statistics in place exactly as PyTorch's
 ``batch_norm`` does (``new = (1 - momentum) * old + momentum * batch``, the batch variance
@@ -153,21 +154,60 @@ def layer_norm(
     return LayerNorm.apply(input, shape, weight, bias, eps)
 
 
-# ------------------------------------------------------------------ composed normalizations
-def _standardize(x: Tensor, dims: int | tuple[int, ...], eps: float) -> Tensor:
-    """``(x - mean) / sqrt(var + eps)`` over ``dims`` (the biased variance), of recorded ops."""
-    centered = x - x.mean(dims, keepdim=True)
-    return centered / ((centered * centered).mean(dims, keepdim=True) + eps).sqrt()
+class GroupNorm(Function):
+    """Group normalization (instance normalization is its case ``groups == C``) on torch's fused
+    kernels; under ``create_graph`` the gradients are composed of recorded ops instead
+    (``_group_norm_gradients``), so they are differentiable again."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, groups, eps):
+        n, channels = x.shape[:2]
+        positions = math.prod(x.shape[2:])
+        out, mean, rstd = torch.native_group_norm(x, weight, bias, n, channels, positions, groups, eps)
+        ctx.save_for_backward(x, weight, mean, rstd)
+        ctx.args = (groups, eps)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight, mean, rstd = ctx.saved_tensors
+        groups, eps = ctx.args
+        need_x, need_weight, need_bias = ctx.needs_input_grad[:3]
+        if isinstance(grad, Tensor):  # create_graph: mean and rstd are recomputed from x, recorded
+            return (*_group_norm_gradients(grad, x, weight, groups, eps), None, None)
+        n, channels = x.shape[:2]
+        grad_x, grad_weight, grad_bias = aten.native_group_norm_backward(
+            grad.contiguous(),
+            x.contiguous(),
+            mean,
+            rstd,
+            weight,
+            n,
+            channels,
+            math.prod(x.shape[2:]),
+            groups,
+            [need_x, need_weight, need_bias],
+        )
+        return grad_x, grad_weight, grad_bias, None, None
 
 
-def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
-    """``y * weight + bias`` with the per-channel parameters broadcast along dim 1 of ``y``."""
-    per_channel = (y.shape[1],) + (1,) * (y.dim() - 2)
-    if weight is not None:
-        y = y * weight.view(per_channel)
-    if bias is not None:
-        y = y + bias.view(per_channel)
-    return y
+def _group_norm_gradients(
+    grad: Tensor, x: Tensor, weight: Tensor | None, groups: int, eps: float
+) -> tuple[Tensor, Tensor | None, Tensor]:
+    """Group norm's input, weight and bias gradients composed of recorded ops:
+    ``dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat))`` per group, ``g`` the gradient of ``x_hat``."""
+    shape = x.shape
+    n, channels = shape[:2]
+    per_channel = (channels,) + (1,) * (len(shape) - 2)
+    grouped = x.reshape(n, groups, -1)
+    centered = grouped - grouped.mean(-1, keepdim=True)
+    rstd = 1 / ((centered * centered).mean(-1, keepdim=True) + eps).sqrt()
+    x_hat = centered * rstd
+    g = (grad if weight is None else grad * weight.view(per_channel)).reshape(n, groups, -1)
+    grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True))
+    reduce_dims = (0, *range(2, len(shape)))
+    grad_weight = None if weight is None else (grad * x_hat.reshape(shape)).sum(reduce_dims)
+    return grad_x.reshape(shape), grad_weight, grad.sum(reduce_dims)
 
 
 def group_norm(
@@ -175,7 +215,7 @@ def group_norm(
 ) -> Tensor:
     """Normalize ``input`` (N, C, *) over each of ``num_groups`` groups of C / num_groups channels
     (and every other dim) per sample, then scale by ``weight`` and shift by ``bias`` (each (C,)).
-    Composed of recorded ops, so differentiable to any order. Raises RuntimeError in PyTorch's
+    On torch's fused kernels, differentiable to any order. Raises RuntimeError in PyTorch's
     words for fewer than 2 dims, channels ``num_groups`` does not divide, or parameters of another
     size.
 
@@ -189,7 +229,7 @@ def group_norm(
     shape = input.shape
     if len(shape) < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {len(shape)}")
-    n, channels = shape[:2]
+    channels = shape[1]
     if channels % num_groups:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got input of shape "
@@ -201,9 +241,7 @@ def group_norm(
                 f"Expected {name} to be a vector of size equal to the number of channels in input, but got "
                 f"{name} of shape {list(tensor.shape)} and input of shape {list(shape)}"
             )
-    per_group = channels // num_groups * math.prod(shape[2:])
-    y = _standardize(input.reshape(n, num_groups, per_group), -1, eps).reshape(shape)
-    return _affine(y, weight, bias)
+    return GroupNorm.apply(input, weight, bias, num_groups, eps)
 
 
 def instance_norm(
@@ -247,7 +285,7 @@ def instance_norm(
         if buffer is not None:
             batch = statistic(input._data.detach(), dims).mean(0)
             buffer._data.mul_(1 - momentum).add_(batch.to(buffer.dtype), alpha=momentum)
-    return _affine(_standardize(input, dims, eps), weight, bias)
+    return GroupNorm.apply(input, weight, bias, channels, eps)
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
