@@ -1175,6 +1175,17 @@ CASES = [
         "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: [4]",
     ),
     # ---------------------------------------------------------------- F: norm, pad, dropout
+    *[
+        case(
+            f"F.{name}",
+            "a 2-D input",
+            lambda name=name: getattr(F, name)(x(3, 4), size=3),
+            NotImplementedError,
+            "Input Error: Only 3D, 4D and 5D input Tensors supported (got 2D)",
+            pytest.mark.filterwarnings("ignore:`nn.functional.upsample"),
+        )
+        for name in ("upsample", "upsample_nearest", "upsample_bilinear")
+    ],
     case(
         "F.adaptive_max_pool1d",
         "a 4-D input",

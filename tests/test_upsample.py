@@ -153,3 +153,18 @@ def test_upsample_layer_matches_its_torch_twin(factory, shape):
     ours, theirs = _twins(factory)
     assert repr(ours) == repr(theirs)
     assert_twins_agree(ours, theirs, shape, training=True)
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("upsample", lambda x: TF.interpolate(x, scale_factor=2, mode="nearest")),
+        ("upsample_nearest", lambda x: TF.interpolate(x, scale_factor=2, mode="nearest")),
+        ("upsample_bilinear", lambda x: TF.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True)),
+    ],
+)
+def test_deprecated_upsample_functions_warn_and_interpolate(name, expected):
+    x = randn(1, 2, 3, 3)
+    with pytest.warns(UserWarning, match=f"`nn.functional.{name}` is deprecated"):
+        got = getattr(F, name)(mt.tensor(x), scale_factor=2)
+    torch.testing.assert_close(got.torch(), expected(x))

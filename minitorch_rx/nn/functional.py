@@ -41,7 +41,14 @@ from ..ops.pool import (
 )
 from ..ops.shape import pixel_shuffle, pixel_unshuffle
 from ..ops.unpool import max_unpool1d, max_unpool2d, max_unpool3d
-from ..ops.upsample import affine_grid, grid_sample, interpolate
+from ..ops.upsample import (
+    affine_grid,
+    grid_sample,
+    interpolate,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -100,4 +107,7 @@ __all__ = [
     "swish",
     "tanh",
     "unfold",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
 ]

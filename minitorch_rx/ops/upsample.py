@@ -229,6 +229,38 @@ def interpolate(
     return result
 
 
+def _deprecated(name: str) -> None:
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+
+
+def upsample(
+    input: Tensor,
+    size: int | Sequence[int] | None = None,
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+) -> Tensor:
+    """Deprecated alias of ``interpolate`` (warns, as PyTorch's)."""
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(
+    input: Tensor, size: int | Sequence[int] | None = None, scale_factor: float | Sequence[float] | None = None
+) -> Tensor:
+    """Deprecated: ``interpolate(..., mode='nearest')`` (warns, as PyTorch's)."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(
+    input: Tensor, size: int | Sequence[int] | None = None, scale_factor: float | Sequence[float] | None = None
+) -> Tensor:
+    """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)`` (warns, as PyTorch's)."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 # ------------------------------------------------------------------ grid_sample, affine_grid
 def _reflect(coord: torch.Tensor, twice_low: int, twice_high: int) -> tuple[torch.Tensor, torch.Tensor]:
     """PyTorch's ``reflect_coordinates``: ``coord`` folded into [twice_low / 2, twice_high / 2], and
