@@ -18,6 +18,7 @@ from ..ops.activation import (
 from ..ops.conv import conv1d, conv2d, conv3d, fold, im2col, unfold
 from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ..ops.dropout import dropout
+from ..ops.grid_sample import affine_grid, grid_sample
 from ..ops.linear import linear
 from ..ops.loss import binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss
 from ..ops.norm import batch_norm, group_norm, instance_norm, layer_norm, local_response_norm
@@ -42,8 +43,6 @@ from ..ops.pool import (
 from ..ops.shape import pixel_shuffle, pixel_unshuffle
 from ..ops.unpool import max_unpool1d, max_unpool2d, max_unpool3d
 from ..ops.upsample import (
-    affine_grid,
-    grid_sample,
     interpolate,
     upsample,
     upsample_bilinear,
