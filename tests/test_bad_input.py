@@ -1369,6 +1369,13 @@ CASES = [
         "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: 'bad'",
     ),
     case(
+        "F.grid_sample",
+        "bicubic on a 5-D input",
+        lambda: F.grid_sample(x(1, 1, 2, 2, 2), x(1, 1, 1, 1, 3), mode="bicubic", align_corners=False),
+        RuntimeError,
+        "grid_sampler(): bicubic interpolation only supports 4D input",
+    ),
+    case(
         "F.affine_grid",
         "3x3 matrices for a 2-D grid",
         lambda: F.affine_grid(x(1, 3, 3), (1, 2, 3, 3), align_corners=False),

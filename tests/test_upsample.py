@@ -168,3 +168,14 @@ def test_deprecated_upsample_functions_warn_and_interpolate(name, expected):
     with pytest.warns(UserWarning, match=f"`nn.functional.{name}` is deprecated"):
         got = getattr(F, name)(mt.tensor(x), scale_factor=2)
     torch.testing.assert_close(got.torch(), expected(x))
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [True, False])
+def test_bicubic_grid_sample_matches_torch_in_input_and_grid(padding_mode, align_corners):
+    grid = torch.rand(2, 3, 4, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(4)) * 3 - 1.5
+    compare_with_torch(
+        lambda x, g: F.grid_sample(x, g, "bicubic", padding_mode, align_corners),
+        lambda x, g: TF.grid_sample(x, g, "bicubic", padding_mode, align_corners),
+        [randn(2, 3, 4, 5), grid],
+    )

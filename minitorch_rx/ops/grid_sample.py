@@ -17,7 +17,7 @@ import torch
 
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, not_a_tensor, operand
-from .upsample import IndexSelect
+from .upsample import IndexSelect, cubic_weights
 
 
 def _reflect(coord: torch.Tensor, twice_low: int, twice_high: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -41,30 +41,41 @@ def _clip(coord: torch.Tensor, size: int) -> tuple[torch.Tensor, torch.Tensor]:
     return coord.clamp(0, size - 1), inside.to(coord.dtype)
 
 
-def _source_coordinate(coord: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
-    """A normalized grid coordinate in [-1, 1] as a position in the input (PyTorch's
-    ``grid_sampler_compute_source_index``), as a recorded op of ``coord``: the padding maps are
-    piecewise linear, ``coord * slope + offset`` with slope and offset taken from its data."""
+def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
+    """A normalized grid coordinate in [-1, 1] as a position in the input (recorded)."""
     if align_corners:
-        position = (coord + 1) * ((size - 1) / 2)
-    else:
-        position = (coord + 1) * (size / 2) - 0.5
+        return (coord + 1) * ((size - 1) / 2)
+    return (coord + 1) * (size / 2) - 0.5
+
+
+def _pad_positions(
+    positions: torch.Tensor, size: int, padding_mode: str, align_corners: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Positions moved inside the input by the padding mode (PyTorch's ``compute_coordinates``),
+    and the slope of that map at each."""
     if padding_mode == "zeros":
-        return position
-    data = position._data.detach()
-    mapped, slope = data, torch.ones_like(data)
+        return positions, torch.ones_like(positions)
+    mapped, slope = positions, torch.ones_like(positions)
     if padding_mode == "reflection":
         twice = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
         mapped, slope = _reflect(mapped, *twice)
     mapped, clip_slope = _clip(mapped, size)
-    slope = slope * clip_slope
+    return mapped, slope * clip_slope
+
+
+def _source_coordinate(coord: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
+    """PyTorch's ``grid_sampler_compute_source_index`` as a recorded op of ``coord``: the padding
+    maps are piecewise linear, ``position * slope + offset`` with slope and offset from its data."""
+    position = _unnormalize(coord, size, align_corners)
+    if padding_mode == "zeros":
+        return position
+    data = position._data.detach()
+    mapped, slope = _pad_positions(data, size, padding_mode, align_corners)
     return position * slope + (mapped - data * slope)
 
 
 def _check_grid_sample(x: Tensor, grid: Tensor, mode: str, padding_mode: str) -> None:
-    if mode not in ("bilinear", "nearest"):
-        if mode == "bicubic":
-            raise NotImplementedError("grid_sample(mode='bicubic') is not supported")
+    if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(
             f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
         )
@@ -93,6 +104,8 @@ def _check_grid_sample(x: Tensor, grid: Tensor, mode: str, padding_mode: str) ->
             "grid_sampler(): expected grid and input to have same batch size, but got input with sizes "
             f"{list(x.shape)} and grid with sizes {list(grid.shape)}"
         )
+    if mode == "bicubic" and x.dim() != 4:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if x.dtype != grid.dtype:
         raise RuntimeError(
             f"grid_sampler(): expected input and grid to have same dtype, but input has {x.dtype} and grid has "
@@ -119,11 +132,12 @@ def grid_sample(
     (N, D_out, H_out, W_out, 3), normalized coordinates in [-1, 1] with x (width) first, as
     ``torch.nn.functional.grid_sample``.
 
-    ``mode`` 'bilinear' (trilinear for 5-D) or 'nearest' (rounding half to even); ``padding_mode``
+    ``mode`` 'bilinear' (trilinear for 5-D), 'nearest' (rounding half to even) or 'bicubic' (4-D
+    only; PyTorch's cubic convolution over 4x4 neighbours); ``padding_mode``
     'zeros', 'border' (clip) or 'reflection'; ``align_corners`` maps -1 and 1 to the corner pixels'
     centres (else their outer edges; None warns, as PyTorch, and means False). Differentiable in
-    ``input`` and, for 'bilinear', ``grid``, to any order. Raises in PyTorch's words for mismatched
-    shapes, dtypes or modes; 'bicubic' is not supported.
+    ``input`` and, except for 'nearest', ``grid``, to any order. Raises in PyTorch's words for
+    mismatched shapes, dtypes or modes.
     """
     for position, (name, value) in enumerate((("input", input), ("grid", grid)), start=1):
         if not isinstance(value, TENSOR_TYPES):
@@ -139,18 +153,23 @@ def grid_sample(
     # the input as (C, N * positions): one gather along dim 1 serves every sample
     flat = x.reshape(n, channels, positions).transpose(0, 1).reshape(channels, n * positions)
     coords = grid.reshape(n, points, nd)
-    source = [
-        _source_coordinate(coords[:, :, nd - 1 - d], size, padding_mode, align_corners) for d, size in enumerate(sizes)
-    ]
+    axes = [coords[:, :, nd - 1 - d] for d in range(nd)]  # the grid holds x (width) first
     strides = [math.prod(sizes[d + 1 :]) for d in range(nd)]
     sample_offset = torch.arange(n, device=x.device).view(n, 1) * positions
-    if mode == "nearest":
-        corners = [[(torch.round(s._data.detach()).long(), None)] for s in source]
-    else:
-        corners = []
-        for s in source:
-            low = torch.floor(s._data.detach())
-            frac = s - low
+    corners = []  # per spatial dim: the (index, weight) of each neighbour
+    for axis, size in zip(axes, sizes, strict=True):
+        if mode == "bicubic":  # the padding maps each neighbour's index, not the position
+            position = _unnormalize(axis, size, align_corners)
+            low = torch.floor(position._data.detach())
+            neighbours = [_pad_positions(low + k - 1, size, padding_mode, align_corners)[0].long() for k in range(4)]
+            corners.append(list(zip(neighbours, cubic_weights(position - low), strict=True)))
+            continue
+        source = _source_coordinate(axis, size, padding_mode, align_corners)
+        if mode == "nearest":
+            corners.append([(torch.round(source._data.detach()).long(), None)])
+        else:
+            low = torch.floor(source._data.detach())
+            frac = source - low
             corners.append([(low.long(), 1 - frac), (low.long() + 1, frac)])
     out = None
     for choice in _product(len(corners[0]), nd):

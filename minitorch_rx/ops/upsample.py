@@ -100,18 +100,24 @@ def _interpolation_taps(
         high = (low + 1).clamp(max=in_size - 1)
         frac = (source - low).clamp(0, 1).to(dtype)
         return [(low, 1 - frac), (high, frac)]
-    # cubic convolution (A = -0.75) over 4 neighbours, clamped to the edge
+    # the 4 neighbours, clamped to the edge
     low = source.floor()
-    t = source - low
+    weights = cubic_weights(source - low)
+    low = low.long()
+    return [((low + k - 1).clamp(0, in_size - 1), w.to(dtype)) for k, w in enumerate(weights)]
+
+
+def cubic_weights(t):
+    """The weights of the neighbours at offsets -1, 0, 1, 2 for a position ``t`` in [0, 1) past the
+    second: PyTorch's cubic convolution (A = -0.75). Arithmetic only, so ``t`` may be a torch
+    tensor or a recorded one."""
     a = -0.75
-    weights = [
+    return [
         ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
         ((a + 2) * t - (a + 3)) * t * t + 1,
         ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
         ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a,
     ]
-    low = low.long()
-    return [((low + k - 1).clamp(0, in_size - 1), w.to(dtype)) for k, w in enumerate(weights)]
 
 
 _MODE_RANK = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
