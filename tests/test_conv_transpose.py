@@ -173,3 +173,37 @@ def test_fold_and_unfold_layers_match_torch_and_are_each_others_gradient():
     compare_with_torch(fold[0], fold[1], [unfold[1](x)])
     mt_x = mt.tensor(x, requires_grad=True)
     assert mt.autograd.gradcheck(lambda t: fold[0](unfold[0](t)), (mt_x,))
+
+
+@pytest.mark.parametrize("groups, output_padding", [(1, 1), (2, 0)])
+def test_backward_on_recorded_tensors_gives_torchs_gradients_and_second_derivatives(groups, output_padding):
+    """The create_graph path of the backward (recorded convolution and unfold), called directly as the
+    engine will call it: its gradients are torch's, and their own gradients torch's double backward."""
+    from types import SimpleNamespace
+
+    from minitorch_rx.ops.conv_transpose import ConvTransposeNd
+
+    x, w = randn(2, 4, 3, 3), randn(4, 6 // groups, 3, 3, seed=1)
+    kwargs = {"stride": 2, "padding": 1, "output_padding": output_padding, "groups": groups}
+    out_size = 2 * 2 - 2 + 3 + output_padding
+    g = randn(2, 6, out_size, out_size, seed=2)
+    probes = [randn(2, 4, 3, 3, seed=3), randn(*w.shape, seed=4)]
+
+    torch_inputs = [t.clone().requires_grad_(True) for t in (x, w, g)]
+    y = TF.conv_transpose2d(torch_inputs[0], torch_inputs[1], **kwargs)
+    expected = torch.autograd.grad(y, torch_inputs[:2], torch_inputs[2], create_graph=True)
+    contracted = sum((d * p).sum() for d, p in zip(expected, probes, strict=True))
+    second_expected = torch.autograd.grad(contracted, torch_inputs)
+
+    mt_inputs = [mt.tensor(t, requires_grad=True) for t in (x, w, g)]
+    ctx = SimpleNamespace(
+        saved_tensors=tuple(mt_inputs[:2]),
+        meta=((3, 3), ((1, 1), (1, 1)), (1, 1), (2, 2), groups, w.shape, True),
+        needs_input_grad=(True, True, False),
+    )
+    got = ConvTransposeNd.backward(ctx, mt_inputs[2])[:2]
+    for a, b in zip(got, expected, strict=True):
+        torch.testing.assert_close(a.torch(), b.detach())
+    second = mt.autograd.grad(sum((d * mt.tensor(p)).sum() for d, p in zip(got, probes, strict=True)), mt_inputs)
+    for a, b in zip(second, second_expected, strict=True):
+        torch.testing.assert_close(a.torch(), b)

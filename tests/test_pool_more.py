@@ -105,3 +105,22 @@ def test_max_unpool_layer_matches_torch_and_takes_an_output_size():
     expected = theirs(pooled, indices, output_size=(5, 5))
     got = ours(mt.tensor(pooled), mt.tensor(indices), output_size=(5, 5))
     assert torch.equal(got.torch(), expected)
+
+
+def test_unpool_pair_backward_on_recorded_tensors_is_the_adjoint_and_differentiable():
+    """MaxUnpool's and GatherAt's create_graph paths, called as the engine will call them."""
+    from types import SimpleNamespace
+
+    from minitorch_rx.ops.unpool import GatherAt, MaxUnpool
+
+    pooled, indices = TF.max_pool2d(randn(1, 2, 4, 4), 2, return_indices=True)
+    g = randn(1, 2, 4, 4, seed=1)
+    grad = mt.tensor(g, requires_grad=True)
+    gathered = MaxUnpool.backward(SimpleNamespace(args=(indices, 2, (2, None, 0, None))), grad)[0]
+    expected = g.flatten(2).gather(2, indices.flatten(2)).view(pooled.shape)
+    torch.testing.assert_close(gathered.torch(), expected)
+    (again,) = mt.autograd.grad((gathered * mt.tensor(pooled)).sum(), [grad])
+    torch.testing.assert_close(again.torch(), TF.max_unpool2d(pooled, indices, 2))
+    grad = mt.tensor(pooled, requires_grad=True)
+    unpooled = GatherAt.backward(SimpleNamespace(args=(indices, 2, g.shape, (2, None, 0, None))), grad)[0]
+    torch.testing.assert_close(unpooled.torch(), TF.max_unpool2d(pooled, indices, 2))

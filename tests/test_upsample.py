@@ -179,3 +179,23 @@ def test_bicubic_grid_sample_matches_torch_in_input_and_grid(padding_mode, align
         lambda x, g: TF.grid_sample(x, g, "bicubic", padding_mode, align_corners),
         [randn(2, 3, 4, 5), grid],
     )
+
+
+def test_gather_pair_backward_on_recorded_tensors_is_the_adjoint_and_differentiable():
+    """IndexSelect's and IndexAdd's create_graph paths, called as the engine will call them."""
+    from types import SimpleNamespace
+
+    from minitorch_rx.ops.upsample import IndexAdd, IndexSelect
+
+    index = torch.tensor([0, 2, 2, 1])
+    g, v = randn(3, 4), randn(3, 3, seed=1)
+    grad = mt.tensor(g, requires_grad=True)
+    added = IndexSelect.backward(SimpleNamespace(args=(1, index, 3)), grad)[0]
+    torch.testing.assert_close(added.torch(), torch.zeros(3, 3, dtype=torch.float64).index_add_(1, index, g))
+    (again,) = mt.autograd.grad((added * mt.tensor(v)).sum(), [grad])
+    torch.testing.assert_close(again.torch(), v.index_select(1, index))
+    grad = mt.tensor(v, requires_grad=True)
+    selected = IndexAdd.backward(SimpleNamespace(args=(1, index)), grad)[0]
+    torch.testing.assert_close(selected.torch(), v.index_select(1, index))
+    (again,) = mt.autograd.grad((selected * mt.tensor(g)).sum(), [grad])
+    torch.testing.assert_close(again.torch(), torch.zeros(3, 3, dtype=torch.float64).index_add_(1, index, g))

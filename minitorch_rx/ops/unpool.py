@@ -28,33 +28,37 @@ def _gather(grad: torch.Tensor, indices: torch.Tensor, nd: int) -> torch.Tensor:
 class MaxUnpool(Function):
     @staticmethod
     def forward(ctx, x, indices, nd, kernel_size, stride, padding, output_size):
-        ctx.args = (indices, nd)
+        ctx.args = (indices, nd, (kernel_size, stride, padding, output_size))
         return _UNPOOL[nd](x, indices, kernel_size, stride, padding, output_size)
 
     @staticmethod
     def backward(ctx, grad):
-        indices, nd = ctx.args
-        grad_x = GatherAt.apply(grad, indices, nd) if isinstance(grad, Tensor) else _gather(grad, indices, nd)
+        indices, nd, unpool_args = ctx.args
+        if isinstance(grad, Tensor):  # create_graph
+            grad_x = GatherAt.apply(grad, indices, nd, unpool_args)
+        else:
+            grad_x = _gather(grad, indices, nd)
         return grad_x, None, None, None, None, None, None
 
 
 class GatherAt(Function):
-    """``MaxUnpool``'s gradient: ``x`` (*, *out_spatial) read at ``indices``; its gradient adds back."""
+    """``MaxUnpool``'s gradient: ``x`` (*, *out_spatial) read at ``indices``; its gradient is the
+    unpooling again (``unpool_args``: the kernel size, stride, padding and output size given to it)."""
 
     @staticmethod
-    def forward(ctx, x, indices, nd):
-        ctx.args = (indices, nd, x.shape)
+    def forward(ctx, x, indices, nd, unpool_args):
+        ctx.args = (indices, nd, x.shape, unpool_args)
         return _gather(x, indices, nd)
 
     @staticmethod
     def backward(ctx, grad):
-        indices, nd, shape = ctx.args
+        indices, nd, shape, unpool_args = ctx.args
         if isinstance(grad, Tensor):
-            return MaxUnpool.apply(grad, indices, nd, 1, 1, 0, list(shape[-nd:])), None, None
+            return MaxUnpool.apply(grad, indices, nd, *unpool_args), None, None, None
         flat = grad.new_zeros(*shape[:-nd], torch.Size(shape[-nd:]).numel())
         lead = grad.shape[:-nd]
         flat.scatter_add_(-1, indices.reshape(*lead, -1), grad.reshape(*lead, -1))
-        return flat.reshape(shape), None, None
+        return flat.reshape(shape), None, None, None
 
 
 def _max_unpool(
