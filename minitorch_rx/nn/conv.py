@@ -20,12 +20,14 @@ _PADDING_STRINGS = {"same", "valid"}
 class _ConvNd(Module):
     """Shared by the N-d convolutions: arguments, checks, parameters, padding modes and repr.
 
-    ``weight`` is ``[out_channels, in_channels // groups, *kernel_size]`` and ``bias``
-    ``[out_channels]``, both initialized as PyTorch's (see ``Linear``).
+    ``weight`` is ``[out_channels, in_channels // groups, *kernel_size]`` (transposed:
+    ``[in_channels, out_channels // groups, *kernel_size]``) and ``bias`` ``[out_channels]``, both
+    initialized as PyTorch's (see ``Linear``).
     """
 
     _n: int
     _conv: Callable[..., Tensor]
+    _transposed = False
 
     def __init__(
         self,
@@ -65,14 +67,13 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding
         self.dilation = dilation
-        self.transposed = False
+        self.transposed = self._transposed
         self.output_padding = as_tuple(0)
         self.groups = groups
         self.padding_mode = padding_mode
         self._reversed_padding_repeated_twice = _explicit_padding(padding, kernel_size, dilation)
-        self.weight = Parameter(
-            torch.empty((out_channels, in_channels // groups, *kernel_size), device=device, dtype=dtype)
-        )
+        channels = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(torch.empty((*channels, *kernel_size), device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(torch.empty(out_channels, device=device, dtype=dtype))
         else:

@@ -1,4 +1,4 @@
-"""``LayerNorm``, as PyTorch's."""
+"""``LayerNorm``, ``GroupNorm`` and ``LocalResponseNorm``, as PyTorch's."""
 
 from __future__ import annotations
 
@@ -61,3 +61,73 @@ class LayerNorm(Module):
             f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
             f"bias={self.bias is not None}"
         )
+
+
+class GroupNorm(Module):
+    """Normalize each sample over groups of ``num_channels // num_groups`` channels.
+
+    With ``affine``, parameters ``weight`` (ones) and ``bias`` (zeros, unless ``bias=False``) of
+    shape ``(num_channels,)``.
+    """
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | None = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(torch.empty(num_channels, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(torch.empty(num_channels, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight to ones, bias to zeros."""
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class LocalResponseNorm(Module):
+    """Normalize each channel by the mean of squares over ``size`` neighbouring channels."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

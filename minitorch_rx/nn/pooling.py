@@ -1,4 +1,5 @@
-"""Pooling layers: max, average and adaptive average (and adaptive max 2-D), as PyTorch's."""
+"""Pooling layers: max, average, adaptive average and max, max unpooling and power-average (LP), as
+PyTorch's."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Callable
 
 from ..autograd.tensor import Tensor
 from . import functional as F
-from ._tuples import _single
+from ._tuples import _ntuple, _single
 from .module import Module
 
 
@@ -163,8 +164,8 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     _pool = staticmethod(F.adaptive_avg_pool3d)
 
 
-class AdaptiveMaxPool2d(Module):
-    """Max pooling to a fixed output height and width."""
+class _AdaptiveMaxPoolNd(Module):
+    _pool: Callable[..., Tensor | tuple[Tensor, Tensor]]
 
     def __init__(self, output_size: int | tuple[int | None, ...] | None, return_indices: bool = False) -> None:
         super().__init__()
@@ -172,7 +173,110 @@ class AdaptiveMaxPool2d(Module):
         self.return_indices = return_indices
 
     def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+        return self._pool(input, self.output_size, self.return_indices)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed output length."""
+
+    _pool = staticmethod(F.adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed output height and width (``None`` keeps the input's)."""
+
+    _pool = staticmethod(F.adaptive_max_pool2d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed output depth, height and width (``None`` keeps the input's)."""
+
+    _pool = staticmethod(F.adaptive_max_pool3d)
+
+
+class _MaxUnpoolNd(Module):
+    _n: int
+    _unpool: Callable[..., Tensor]
+
+    def __init__(
+        self, kernel_size: int | tuple[int, ...], stride: int | tuple[int, ...] | None = None, padding=0
+    ) -> None:
+        super().__init__()
+        as_tuple = _ntuple(self._n)
+        self.kernel_size = as_tuple(kernel_size)
+        self.stride = as_tuple(stride if stride is not None else kernel_size)
+        self.padding = as_tuple(padding)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: list[int] | None = None) -> Tensor:
+        return self._unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Put pooled values back at their ``MaxPool1d`` arg-max positions (zeros elsewhere)."""
+
+    _n = 1
+    _unpool = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Put pooled values back at their ``MaxPool2d`` arg-max positions (zeros elsewhere)."""
+
+    _n = 2
+    _unpool = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Put pooled values back at their ``MaxPool3d`` arg-max positions (zeros elsewhere)."""
+
+    _n = 3
+    _unpool = staticmethod(F.max_unpool3d)
+
+
+class _LPPoolNd(Module):
+    _pool: Callable[..., Tensor]
+
+    def __init__(
+        self,
+        norm_type: float,
+        kernel_size: int | tuple[int, ...],
+        stride: int | tuple[int, ...] | None = None,
+        ceil_mode: bool = False,
+    ) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._pool(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (
+            f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+            f"ceil_mode={self.ceil_mode}"
+        )
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over windows of a length."""
+
+    _pool = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over 2-D windows."""
+
+    _pool = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over 3-D windows."""
+
+    _pool = staticmethod(F.lp_pool3d)

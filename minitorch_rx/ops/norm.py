@@ -1,4 +1,6 @@
-"""Batch and layer normalization on torch's fused kernels and their backward kernels.
+"""Batch, layer and group normalization on torch's fused kernels and their backward kernels
+(instance normalization is group normalization with one group per channel); local response
+normalization composed of recorded ops.
 
 ``torch.native_batch_norm`` updates the running statistics in place exactly as PyTorch's
 ``batch_norm`` does (``new = (1 - momentum) * old + momentum * batch``, the batch variance
@@ -15,7 +17,9 @@ import torch
 from ..autograd.engine import recorded_vjp
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, not_a_tensor, operand
+from .pad import pad
+from .pool import avg_pool2d, avg_pool3d
 
 aten = torch.ops.aten
 
@@ -194,3 +198,160 @@ def layer_norm(
     """
     shape = [normalized_shape] if isinstance(normalized_shape, int) else [int(n) for n in normalized_shape]
     return LayerNorm.apply(input, shape, weight, bias, eps)
+
+
+class GroupNorm(Function):
+    """Group normalization (instance normalization is its case ``groups == C``) on torch's fused
+    kernels; under ``create_graph`` the gradients are composed of recorded ops instead
+    (``_group_norm_gradients``), so they are differentiable again."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, groups, eps):
+        n, channels = x.shape[:2]
+        positions = math.prod(x.shape[2:])
+        out, mean, rstd = torch.native_group_norm(x, weight, bias, n, channels, positions, groups, eps)
+        ctx.save_for_backward(x, weight, mean, rstd)
+        ctx.args = (groups, eps)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight, mean, rstd = ctx.saved_tensors
+        groups, eps = ctx.args
+        need_x, need_weight, need_bias = ctx.needs_input_grad[:3]
+        if isinstance(grad, Tensor):  # create_graph: mean and rstd are recomputed from x, recorded
+            return (*_group_norm_gradients(grad, x, weight, groups, eps), None, None)
+        n, channels = x.shape[:2]
+        grad_x, grad_weight, grad_bias = aten.native_group_norm_backward(
+            grad.contiguous(),
+            x.contiguous(),
+            mean,
+            rstd,
+            weight,
+            n,
+            channels,
+            math.prod(x.shape[2:]),
+            groups,
+            [need_x, need_weight, need_bias],
+        )
+        return grad_x, grad_weight, grad_bias, None, None
+
+
+def _group_norm_gradients(
+    grad: Tensor, x: Tensor, weight: Tensor | None, groups: int, eps: float
+) -> tuple[Tensor, Tensor | None, Tensor]:
+    """Group norm's input, weight and bias gradients composed of recorded ops:
+    ``dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat))`` per group, ``g`` the gradient of ``x_hat``."""
+    shape = x.shape
+    n, channels = shape[:2]
+    per_channel = (channels,) + (1,) * (len(shape) - 2)
+    grouped = x.reshape(n, groups, -1)
+    centered = grouped - grouped.mean(-1, keepdim=True)
+    rstd = 1 / ((centered * centered).mean(-1, keepdim=True) + eps).sqrt()
+    x_hat = centered * rstd
+    g = (grad if weight is None else grad * weight.view(per_channel)).reshape(n, groups, -1)
+    grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True))
+    reduce_dims = (0, *range(2, len(shape)))
+    grad_weight = None if weight is None else (grad * x_hat.reshape(shape)).sum(reduce_dims)
+    return grad_x.reshape(shape), grad_weight, grad.sum(reduce_dims)
+
+
+def group_norm(
+    input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5
+) -> Tensor:
+    """Normalize ``input`` (N, C, *) over each of ``num_groups`` groups of C / num_groups channels
+    (and every other dim) per sample, then scale by ``weight`` and shift by ``bias`` (each (C,)).
+    On torch's fused kernels, differentiable to any order. Raises RuntimeError in PyTorch's
+    words for fewer than 2 dims, channels ``num_groups`` does not divide, or parameters of another
+    size.
+
+    >>> import minitorch_rx as mt
+    >>> [round(v, 4) for v in group_norm(mt.tensor([[1.0, 3.0, 0.0, 4.0]]), 2).tolist()[0]]
+    [-1.0, 1.0, -1.0, 1.0]
+    """
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("group_norm", input)
+    input = operand(input, None)
+    shape = input.shape
+    if len(shape) < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {len(shape)}")
+    channels = shape[1]
+    if channels % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(shape)} and num_groups={num_groups}"
+        )
+    for name, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is not None and (tensor.dim() != 1 or tensor.shape[0] != channels):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, but got "
+                f"{name} of shape {list(tensor.shape)} and input of shape {list(shape)}"
+            )
+    return GroupNorm.apply(input, weight, bias, num_groups, eps)
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize ``input`` (N, C, *spatial) per sample and channel over its spatial dims, then scale
+    by ``weight`` and shift by ``bias`` (each (C,)).
+
+    With ``use_input_stats`` the statistics are each instance's, and the running buffers (C,), if
+    given, move towards their mean over the batch by ``momentum`` (the variance unbiased), in place;
+    otherwise the running statistics normalize. Raises ValueError for one spatial element when
+    using input statistics, RuntimeError for buffers or parameters of another size (PyTorch's words,
+    which count N * C elements).
+    """
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("instance_norm", input)
+    input = operand(input, None)
+    shape = input.shape
+    if use_input_stats and math.prod(shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {shape}")
+    n, channels = shape[:2]
+    for name, tensor in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        if tensor is not None and tensor.numel() != channels:
+            raise RuntimeError(f"{name} should contain {n * channels} elements not {tensor.numel() * n}")
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    dims = tuple(range(2, len(shape)))
+    for buffer, statistic in ((running_mean, torch.Tensor.mean), (running_var, torch.Tensor.var)):
+        if buffer is not None:
+            batch = statistic(input._data.detach(), dims).mean(0)
+            buffer._data.mul_(1 - momentum).add_(batch.to(buffer.dtype), alpha=momentum)
+    return GroupNorm.apply(input, weight, bias, channels, eps)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """``input / (k + alpha * mean of squares over size neighbouring channels) ** beta`` for
+    ``input`` (N, C, *), as PyTorch's (the window is centred, zero beyond the channels). Composed
+    of recorded ops. Raises ValueError for fewer than 3 dims."""
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("local_response_norm", input)
+    input = operand(input, None)
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = input * input
+    if dim == 3:
+        squares = pad(squares.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(squares, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        squares = pad(squares.view(sizes[0], 1, sizes[1], sizes[2], -1), (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(squares, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    return input / (div * alpha + k) ** beta

@@ -1,4 +1,5 @@
-"""Pooling over 1, 2 and 3 spatial dims: max, average, adaptive average and adaptive max.
+"""Pooling over 1, 2 and 3 spatial dims: max, average, adaptive average, adaptive max and
+power-average (LP, composed of average pooling).
 
 Forward runs torch's pooling functions (so arguments are checked, and errors worded, exactly as
 PyTorch's); backward runs torch's own backward kernels (``aten.*_backward``), so a max-pool
@@ -9,6 +10,7 @@ own 1-D pools compute it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
@@ -30,6 +32,12 @@ _ADAPTIVE_AVG_POOL = {
     3: torch_functional.adaptive_avg_pool3d,
 }
 _ADAPTIVE_AVG_POOL_BACKWARD = {2: aten._adaptive_avg_pool2d_backward, 3: aten._adaptive_avg_pool3d_backward}
+_ADAPTIVE_MAX_POOL = {
+    1: torch_functional.adaptive_max_pool1d,
+    2: torch_functional.adaptive_max_pool2d,
+    3: torch_functional.adaptive_max_pool3d,
+}
+_ADAPTIVE_MAX_POOL_BACKWARD = {2: aten.adaptive_max_pool2d_backward, 3: aten.adaptive_max_pool3d_backward}
 
 
 def _one(value: IntOrTuple) -> int:
@@ -151,11 +159,12 @@ class AdaptiveAvgPoolNd(Function):
         return grad_x, None, None
 
 
-class AdaptiveMaxPool2d(Function):
+class AdaptiveMaxPoolNd(Function):
     @staticmethod
-    def forward(ctx, x, output_size, return_indices):
-        out, indices = torch_functional.adaptive_max_pool2d(x, output_size, return_indices=True)
+    def forward(ctx, x, nd, output_size, return_indices):
+        out, indices = _ADAPTIVE_MAX_POOL[nd](x, output_size, return_indices=True)
         ctx.save_for_backward(x, indices)
+        ctx.nd = nd
         if return_indices:
             ctx.mark_non_differentiable(indices)
             return out, indices
@@ -164,7 +173,10 @@ class AdaptiveMaxPool2d(Function):
     @staticmethod
     def backward(ctx, grad, *_):
         x, indices = ctx.saved_tensors
-        return aten.adaptive_max_pool2d_backward(grad, x, indices), None, None
+        if ctx.nd == 1:  # a 1-D pool's indices are also its flat indices over a height of 1
+            grad_x = aten.adaptive_max_pool2d_backward(grad.unsqueeze(-2), x.unsqueeze(-2), indices.unsqueeze(-2))
+            return grad_x.squeeze(-2), None, None, None
+        return _ADAPTIVE_MAX_POOL_BACKWARD[ctx.nd](grad, x, indices), None, None, None
 
 
 # ------------------------------------------------------------------ public functions
@@ -291,11 +303,70 @@ adaptive_avg_pool2d.__doc__ = _ADAPTIVE_DOC.format(dims=2, spatial="H, W", none=
 adaptive_avg_pool3d.__doc__ = _ADAPTIVE_DOC.format(dims=3, spatial="D, H, W", none=_NONE)
 
 
+_ADAPTIVE_MAX_DOC = """{dims}-D adaptive max pooling of ``input`` (N, C, {spatial}) or (C, {spatial}) to
+    ``output_size`` (an int or a {dims}-tuple{none}), over PyTorch's adaptive windows. With
+    ``return_indices`` also returns the arg-max positions (int64, flat over the spatial dims, no
+    gradient); the gradient goes to each window's arg-max. Errors are torch's.
+    """
+
+
+def adaptive_max_pool1d(
+    input: Tensor, output_size: IntOrTuple, return_indices: bool = False
+) -> Tensor | tuple[Tensor, Tensor]:
+    return AdaptiveMaxPoolNd.apply(input, 1, output_size, return_indices)
+
+
 def adaptive_max_pool2d(
     input: Tensor, output_size: OptionalSize, return_indices: bool = False
 ) -> Tensor | tuple[Tensor, Tensor]:
-    """2-D adaptive max pooling of ``input`` (N, C, H, W) or (C, H, W) to ``output_size`` (an int
-    or a 2-tuple; None keeps that dim's size), over PyTorch's adaptive windows. With
-    ``return_indices`` also returns the arg-max positions (int64, flat over H*W, no gradient);
-    the gradient goes to each window's arg-max."""
-    return AdaptiveMaxPool2d.apply(input, output_size, return_indices)
+    return AdaptiveMaxPoolNd.apply(input, 2, output_size, return_indices)
+
+
+def adaptive_max_pool3d(
+    input: Tensor, output_size: OptionalSize, return_indices: bool = False
+) -> Tensor | tuple[Tensor, Tensor]:
+    return AdaptiveMaxPoolNd.apply(input, 3, output_size, return_indices)
+
+
+adaptive_max_pool1d.__doc__ = _ADAPTIVE_MAX_DOC.format(dims=1, spatial="L", none="")
+adaptive_max_pool2d.__doc__ = _ADAPTIVE_MAX_DOC.format(dims=2, spatial="H, W", none=_NONE)
+adaptive_max_pool3d.__doc__ = _ADAPTIVE_MAX_DOC.format(dims=3, spatial="D, H, W", none=_NONE)
+
+
+def _lp_pool(
+    nd: int, input: Tensor, norm_type: float, kernel_size: IntOrTuple, stride: IntOrTuple | None, ceil_mode: bool
+) -> Tensor:
+    """PyTorch's power-average pooling: ``(sum over the window of x ** p) ** (1 / p)``, composed."""
+    kernel = (kernel_size,) * nd if isinstance(kernel_size, int) else tuple(kernel_size)
+    pool = (avg_pool1d, avg_pool2d, avg_pool3d)[nd - 1]
+    out = pool(input**norm_type, kernel_size, stride, 0, ceil_mode)
+    return (out * math.prod(kernel)) ** (1.0 / norm_type)
+
+
+_LP_DOC = """{dims}-D power-average pooling of ``input`` (N, C, {spatial}) or (C, {spatial}):
+    ``(sum of x ** norm_type over each window) ** (1 / norm_type)`` (max pooling as norm_type grows,
+    sum pooling at 1). ``kernel_size`` and ``stride`` (default: ``kernel_size``) as avg_pool{dims}d's.
+    """
+
+
+def lp_pool1d(
+    input: Tensor, norm_type: float, kernel_size: int, stride: IntOrTuple | None = None, ceil_mode: bool = False
+) -> Tensor:
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(
+    input: Tensor, norm_type: float, kernel_size: IntOrTuple, stride: IntOrTuple | None = None, ceil_mode: bool = False
+) -> Tensor:
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(
+    input: Tensor, norm_type: float, kernel_size: IntOrTuple, stride: IntOrTuple | None = None, ceil_mode: bool = False
+) -> Tensor:
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+lp_pool1d.__doc__ = _LP_DOC.format(dims=1, spatial="L")
+lp_pool2d.__doc__ = _LP_DOC.format(dims=2, spatial="H, W")
+lp_pool3d.__doc__ = _LP_DOC.format(dims=3, spatial="D, H, W")

@@ -475,3 +475,59 @@ def atleast_2d(*tensors):
 
 def atleast_3d(*tensors):
     return _at_least(tensors, "atleast_3d", 3)
+
+
+# ------------------------------------------------------------------ pixel shuffle
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """Rearrange ``input`` (*, C * r^2, H, W) into (*, C, H * r, W * r), ``r = upscale_factor``:
+    a view, a permutation and a reshape (recorded ops). Raises RuntimeError in PyTorch's words
+    for fewer than 3 dims or channels that r^2 does not divide.
+
+    >>> import minitorch_rx as mt
+    >>> pixel_shuffle(mt.arange(4.0).view(4, 1, 1), 2).tolist()
+    [[[0.0, 1.0], [2.0, 3.0]]]
+    """
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("pixel_shuffle", input)
+    shape, r = input.shape, upscale_factor
+    if len(shape) < 3:
+        raise RuntimeError(
+            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {len(shape)} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *batch, channels, height, width = shape
+    if channels % (r * r):
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+            f"upscale_factor, but input.size(-3)={channels} is not divisible by {r * r}"
+        )
+    nb = len(batch)
+    x = view(input, *batch, channels // (r * r), r, r, height, width)
+    x = permute(x, *range(nb), nb, nb + 3, nb + 1, nb + 4, nb + 2)
+    return reshape(x, *batch, channels // (r * r), height * r, width * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """The inverse of ``pixel_shuffle``: (*, C, H * r, W * r) into (*, C * r^2, H, W). Raises
+    RuntimeError in PyTorch's words for fewer than 3 dims or a height or width r does not divide."""
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor("pixel_unshuffle", input)
+    shape, r = input.shape, downscale_factor
+    if len(shape) < 3:
+        raise RuntimeError(
+            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {len(shape)} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *batch, channels, height, width = shape
+    for name, size, dim in (("height", height, -2), ("width", width, -1)):
+        if size % r:
+            raise RuntimeError(
+                f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but input.size({dim})={size} "
+                f"is not divisible by {r}"
+            )
+    nb = len(batch)
+    x = view(input, *batch, channels, height // r, r, width // r, r)
+    x = permute(x, *range(nb), nb, nb + 2, nb + 4, nb + 1, nb + 3)
+    return reshape(x, *batch, channels * r * r, height // r, width // r)
