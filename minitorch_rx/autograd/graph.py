@@ -12,6 +12,7 @@ import weakref
 
 import rustworkx as rx
 
+from . import memory as _memory
 from .grad_mode import state
 
 
@@ -89,14 +90,22 @@ class Graph:
         """Forget everything recorded so far. Tensors already computed keep their own history."""
         self._rx = rx.PyDiGraph(check_cycle=False, multigraph=True)
 
+    def saved_bytes(self) -> int:
+        """Bytes of the tensors that the live nodes keep for backward, each storage counted once
+        (a view counts its base's storage); 0 once backward has released them."""
+        return _memory.saved_bytes(self.nodes())
+
     def to_dot(self) -> str:
-        """Graphviz DOT text: one box per op, one ellipse per leaf, edges from inputs to outputs."""
+        """Graphviz DOT text: one box per op (with the bytes it saves for backward), one ellipse
+        per leaf, edges from inputs to outputs."""
         lines = ["digraph minitorch_rx {", "  rankdir=BT;", '  node [fontname="Helvetica"];']
         for index in self._rx.node_indices():
             node = self._rx[index]()
             if node is None:
                 continue
-            lines.append(f'  n{index} [label="{node.label()}", shape={node.dot_shape}];')
+            saved = _memory.node_saved_bytes(node)
+            label = node.label() + (f"\\nsaved {_memory.format_bytes(saved)}" if saved else "")
+            lines.append(f'  n{index} [label="{label}", shape={node.dot_shape}];')
         for source, target in self._rx.edge_list():
             lines.append(f"  n{source} -> n{target};")
         lines.append("}")
