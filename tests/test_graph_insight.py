@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
 import torch
 
 import minitorch_rx as mt
@@ -69,3 +72,83 @@ def test_dot_labels_show_saved_bytes():
         loss = x.exp().sum()
     assert 'label="ExpBackward0\\nsaved 40 B"' in g.to_dot()
     del loss
+
+
+# ------------------------------------------------------------------ profiler
+def _profiled_step():
+    x = mt.randn(4, 3, requires_grad=True)
+    w = mt.randn(3, 2, requires_grad=True)
+    with mt.autograd.profile() as prof:
+        loss = (x @ w).relu().sum()
+        loss.backward()
+    return prof
+
+
+def test_profiler_records_forward_ops_and_backward_nodes_in_order():
+    prof = _profiled_step()
+    names = [(e.name, e.kind) for e in prof.events]
+    assert names[:3] == [("MatMul", "forward"), ("ReLU", "forward"), ("Sum", "forward")]
+    assert names[3:6] == [("SumBackward0", "backward"), ("ReLUBackward0", "backward"), ("MatMulBackward0", "backward")]
+    assert sorted(names[6:]) == [("AccumulateGrad", "backward")] * 2
+    matmul = prof.events[0]
+    assert matmul.input_shapes == [[4, 3], [3, 2]]
+    assert matmul.saved_bytes == 4 * 3 * 4 + 3 * 2 * 4  # both operands (float32)
+    assert all(e.duration_ns >= 0 for e in prof.events)
+
+
+def test_profiler_totals_equal_the_sum_of_their_events():
+    prof = _profiled_step()
+    rows = prof.key_averages()
+    assert sum(row.total_ns for row in rows) == prof.total_ns == sum(e.duration_ns for e in prof.events)
+    for row in rows:
+        events = [e for e in prof.events if e.name == row.name]
+        assert row.calls == len(events)
+        assert row.total_ns == sum(e.duration_ns for e in events)
+        assert row.saved_bytes == sum(e.saved_bytes for e in events)
+
+
+def test_profiler_table_sorts_and_limits_rows():
+    prof = _profiled_step()
+    lines = prof.table(sort_by="calls", row_limit=2).splitlines()
+    assert lines[3].startswith("AccumulateGrad")  # 2 calls: first
+    assert len(lines) == 3 + 2 + 2  # rule, header, rule, 2 rows, rule, total
+
+
+def test_profiler_table_rejects_an_unknown_sort_key():
+    with pytest.raises(ValueError, match="sort_by must be one of"):
+        _profiled_step().table(sort_by="flops")
+
+
+def test_chrome_trace_loads_as_json_with_complete_events(tmp_path):
+    prof = _profiled_step()
+    path = tmp_path / "trace.json"
+    prof.export_chrome_trace(path)
+    events = [e for e in json.loads(path.read_text())["traceEvents"] if e["ph"] == "X"]
+    assert [e["name"] for e in events] == [e.name for e in prof.events]
+    for event in events:
+        assert {"name", "cat", "ts", "dur", "pid", "tid"} <= event.keys()
+        assert event["ts"] >= 0 and event["dur"] >= 0
+    forward_end = max(e["ts"] + e["dur"] for e in events if e["cat"] == "forward")
+    assert min(e["ts"] for e in events if e["cat"] == "backward") >= forward_end  # one timeline
+
+
+def test_profiling_leaves_no_trace_outside_its_block():
+    from minitorch_rx.autograd import engine, function
+    from minitorch_rx.autograd.grad_mode import state
+
+    record, backward_node = function._record, engine._backward_node
+    _profiled_step()
+    assert function._record is record and engine._backward_node is backward_node
+    assert state.observers == ()
+    with mt.Graph() as g:
+        assert state.recording is g
+
+
+def test_gradients_under_the_profiler_are_the_same():
+    x = mt.randn(5, dtype=mt.float64, requires_grad=True)
+    (x.tanh() * x).sum().backward()
+    expected = x.grad.torch().clone()
+    x.grad = None
+    with mt.autograd.profile():
+        (x.tanh() * x).sum().backward()
+    assert torch.equal(x.grad.torch(), expected)

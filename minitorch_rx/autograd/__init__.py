@@ -6,6 +6,7 @@ from .function import Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
 from .graph import Graph, current_graph
+from .profiler import profile
 from .tensor import Tensor
 
 __all__ = [
@@ -23,5 +24,6 @@ __all__ = [
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
+    "profile",
     "set_grad_enabled",
 ]

@@ -191,7 +191,8 @@ def run(roots: list[tuple[Node, int]], grads: list[torch.Tensor], retain_graph: 
     state.grad_enabled = False
     released: list[Node] = []
     try:
-        if capture is None and not anomaly:
+        # Observers (the profiler, autograd/observe.py) see the nodes the general loop runs.
+        if capture is None and not anomaly and not state.observers:
             _run_plain(order, retain_graph, released)
         else:
             _run_in_order(order, retain_graph, capture, capture_nodes, anomaly, released)
