@@ -54,6 +54,13 @@ def test_graph_writes_dot(tmp_path):
     assert text.startswith("digraph") and "AccumulateGrad" in text and "->" in text
 
 
+def test_graph_draws_svg_and_html_without_graphviz(tmp_path):
+    for name in ("g.svg", "g.html"):
+        assert main(["graph", "--model", "lenet5", "--out", str(tmp_path / name), "--grads"]) == 0
+    assert "conv1.weight" in (tmp_path / "g.svg").read_text() and "<svg" in (tmp_path / "g.html").read_text()
+    assert main(["graph", "--model", "lenet5", "--out", str(tmp_path / "g.png")]) == 2
+
+
 def test_python_dash_m_runs_the_cli():
     result = subprocess.run(
         [sys.executable, "-m", "minitorch_rx", "--help"], capture_output=True, text=True, check=True

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from xml.etree import ElementTree
 
 import pytest
 import torch
 
 import minitorch_rx as mt
+import minitorch_rx.nn as nn
+import minitorch_rx.nn.functional as F
 from minitorch_rx.autograd.memory import node_saved_bytes
 
 
@@ -152,3 +155,110 @@ def test_gradients_under_the_profiler_are_the_same():
     with mt.autograd.profile():
         (x.tanh() * x).sum().backward()
     assert torch.equal(x.grad.torch(), expected)
+
+
+# ------------------------------------------------------------------ drawings
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _small_cnn():
+    mt.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Flatten(), nn.Linear(2 * 4 * 4, 3))
+
+
+def _drawn_nodes(svg: str) -> list:
+    root = ElementTree.fromstring(svg)
+    return [g for g in root.iter(SVG + "g") if "node" in g.get("class", "").split()]
+
+
+def _texts(node) -> list[str]:
+    return [t.text for t in node.iter(SVG + "text")]
+
+
+def test_svg_parses_with_one_shape_per_node_and_every_op_named():
+    model = _small_cnn()
+    with mt.Graph(module=model) as g:
+        loss = F.cross_entropy(model(mt.randn(2, 1, 6, 6)), mt.tensor([0, 2]))
+    nodes = _drawn_nodes(g.to_svg())
+    assert len(nodes) == g.num_nodes()
+    for node in nodes:
+        assert len([e for e in node if e.tag in (SVG + "rect", SVG + "ellipse")]) == 1
+    titles = sorted(_texts(node)[0] for node in nodes)
+    ops = sorted(type(n).__name__ for n in g.nodes() if type(n).__name__ != "AccumulateGrad")
+    params = sorted(name for name, _ in model.named_parameters())
+    assert titles == sorted(ops + params)  # parameters named by their module path
+    linear = next(node for node in nodes if _texts(node)[0] == "LinearBackward0")
+    assert _texts(linear)[1] == "[2, 3] float32"
+    assert len(list(ElementTree.fromstring(g.to_svg()).iter(SVG + "path"))) >= g.num_edges()
+    del loss
+
+
+def test_svg_layers_put_inputs_above_the_loss():
+    model = _small_cnn()
+    with mt.Graph(module=model) as g:
+        loss = F.cross_entropy(model(mt.randn(2, 1, 6, 6)), mt.tensor([0, 2]))
+    tops = {_texts(n)[0]: float(next(iter(n.iter(SVG + "rect"))).get("y")) for n in _drawn_nodes(g.to_svg())}
+    assert tops["0.weight"] < tops["ConvNdBackward0"] < tops["ReLUBackward0"] < tops["CrossEntropyBackward0"]
+    assert max(tops.values()) == tops["CrossEntropyBackward0"]
+    del loss
+
+
+def test_svg_of_a_plain_graph_names_ops_and_leaves():
+    x = mt.randn(3, requires_grad=True)
+    with mt.Graph() as g:
+        loss = (x.exp() * 2).sum()
+    titles = [_texts(n)[0] for n in _drawn_nodes(g.to_svg())]
+    assert sorted(titles) == ["ExpBackward0", "MulBackward0", "SumBackward0", "leaf"]
+    del loss
+
+
+def test_svg_with_grads_shows_each_nodes_gradient_norm():
+    x = mt.tensor([3.0, 4.0], requires_grad=True)
+    with mt.Graph(detailed=True) as g:
+        loss = (x * 2).sum()
+        loss.backward(retain_graph=True)
+    lines = {_texts(n)[0]: _texts(n)[1:] for n in _drawn_nodes(g.to_svg(grads=True))}
+    assert "grad norm 1.00e+00" in lines["SumBackward0"]  # d loss / d loss
+    assert "grad norm 1.41e+00" in lines["MulBackward0"]  # ones(2)
+    assert "grad norm 2.83e+00" in lines["leaf"]  # 2 * ones(2)
+
+
+def test_svg_with_grads_needs_norms_recorded():
+    x = mt.randn(2, requires_grad=True)
+    with mt.Graph() as g:
+        loss = x.sum()
+    loss.backward(retain_graph=True)
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        g.to_svg(grads=True)
+
+
+def test_svg_depth_collapses_modules():
+    model = nn.Sequential(_small_cnn(), nn.ReLU())
+    with mt.Graph(module=model) as g:
+        loss = F.cross_entropy(model(mt.randn(2, 1, 6, 6)), mt.tensor([0, 2]))
+    titles = sorted(_texts(n)[0] for n in _drawn_nodes(g.to_svg(depth=1)))
+    assert titles == ["0", "1", "CrossEntropyBackward0"]
+    del loss
+
+
+def test_html_is_one_file_with_the_svg_and_no_network():
+    x = mt.randn(3, requires_grad=True)
+    with mt.Graph() as g:
+        loss = x.exp().sum()
+    page = g.to_html()
+    assert page.startswith("<!doctype html>") and "<svg" in page and "<script>" in page
+    assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in page
+    del loss
+
+
+def test_detailed_graph_restores_the_modules_and_the_hot_path():
+    from minitorch_rx.autograd.grad_mode import state
+
+    model = _small_cnn()
+    with mt.Graph(module=model) as g:
+        assert state.recording is None  # ops take the observed path
+        model(mt.randn(1, 1, 6, 6))
+    assert all("forward" not in m.__dict__ for m in model.modules())
+    assert state.observers == ()
+    with g:
+        pass
