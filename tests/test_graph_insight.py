@@ -94,7 +94,7 @@ def test_profiler_records_forward_ops_and_backward_nodes_in_order():
     assert names[3:6] == [("SumBackward0", "backward"), ("ReLUBackward0", "backward"), ("MatMulBackward0", "backward")]
     assert sorted(names[6:]) == [("AccumulateGrad", "backward")] * 2
     matmul = prof.events[0]
-    assert matmul.input_shapes == [[4, 3], [3, 2]]
+    assert matmul.input_shapes == ((4, 3), (3, 2))
     assert matmul.saved_bytes == 4 * 3 * 4 + 3 * 2 * 4  # both operands (float32)
     assert all(e.duration_ns >= 0 for e in prof.events)
 
@@ -262,3 +262,17 @@ def test_detailed_graph_restores_the_modules_and_the_hot_path():
     assert state.observers == ()
     with g:
         pass
+
+
+def test_inspect_graph_example_runs(tmp_path, monkeypatch, capsys):
+    import runpy
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "inspect_graph.py"
+    monkeypatch.setattr(sys, "argv", [str(example), "--out", str(tmp_path)])
+    runpy.run_path(str(example), run_name="__main__")
+    printed = capsys.readouterr().out
+    assert "AccumulateGrad -> ConvNdBackward0 -> BatchNormBackward0" in printed
+    assert "after the last backward: 0 nodes, 0 bytes kept" in printed
+    assert {p.name for p in tmp_path.iterdir()} == {"graph.svg", "graph.html", "trace.json"}

@@ -20,18 +20,21 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from . import observe
 from .memory import format_bytes, node_saved_bytes
 
 
-@dataclass
-class Event:
-    """One op run forward (``kind == 'forward'``) or one node run by backward (``'backward'``)."""
+class Event(NamedTuple):
+    """One op run forward (``kind == 'forward'``) or one node run by backward (``'backward'``).
+
+    A tuple of plain values, so that the cycle collector stops tracking it (profiles of long
+    runs hold many)."""
 
     name: str
     kind: str
-    input_shapes: list[list[int]]
+    input_shapes: tuple[tuple[int, ...], ...]
     start_ns: int  # time.perf_counter_ns() clock
     duration_ns: int
     saved_bytes: int  # what the node keeps (forward) or kept until it ran (backward) for backward
@@ -67,13 +70,13 @@ _SORT_KEYS = {
 }
 
 
-def _shapes(values) -> list[list[int]]:
+def _shapes(values) -> tuple[tuple[int, ...], ...]:
     shapes = []
     for value in values:
         data = getattr(value, "_data", value)
         shape = getattr(data, "shape", None)
-        shapes.append([] if shape is None else list(shape))
-    return shapes
+        shapes.append(() if shape is None else tuple(shape))
+    return tuple(shapes)
 
 
 class profile(observe.Observer):
@@ -191,7 +194,7 @@ class profile(observe.Observer):
             (t, kind): 2 * i + (kind == "backward") for i, t in enumerate(threads) for kind in ("forward", "backward")
         }
         trace = [
-            {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": f"{kind} (thread {t})"}}
+            {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": _track_name(kind, t, threads)}}
             for (t, kind), tid in tracks.items()
         ]
         for event in self.events:
@@ -211,6 +214,10 @@ class profile(observe.Observer):
 
     def __repr__(self) -> str:
         return f"profile(events={len(self.events)}, total={_time(self.total_ns)})"
+
+
+def _track_name(kind: str, thread: int, threads: list[int]) -> str:
+    return kind if len(threads) == 1 else f"{kind} (thread {threads.index(thread) + 1})"
 
 
 def _time(ns: float) -> str:
