@@ -17,7 +17,7 @@ TINY = ["--limit", "512", "--batch-size", "64", "--quiet"]
 
 def test_train_writes_checkpoint_metrics_and_plot(tmp_path, capsys):
     assert main(["train", "--epochs", "1", "--out", str(tmp_path), *TINY]) == 0
-    assert {"checkpoint.pt", "metrics.json", "metrics.png"} <= {p.name for p in tmp_path.iterdir()}
+    assert {"checkpoint.pt", "metrics.json", "metrics.png", "grad_flow.png"} <= {p.name for p in tmp_path.iterdir()}
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert len(metrics["test_accuracy"]) == 1
     assert "test accuracy" in capsys.readouterr().out

@@ -77,8 +77,9 @@ class Notes(observe.Observer):
             return
         squares = 0.0
         for g in grads:
-            if g is not None:
-                squares += float(g.double().pow(2).sum()) if g.numel() else 0.0
+            g = getattr(g, "_data", g)  # an mt.Tensor under create_graph
+            if g is not None and g.numel():
+                squares += float(g.double().pow(2).sum())
         previous = self.grad_norms.get(node, 0.0)
         self.grad_norms[node] = math.sqrt(previous * previous + squares)
 

@@ -47,7 +47,7 @@ def _report(history: History, config: TrainConfig) -> None:
     if int(os.environ.get("RANK", "0")) == 0:
         print(
             f"test accuracy {history.test_accuracy[-1]:.2%} (test loss {history.test_loss[-1]:.4f}); "
-            f"wrote {config.out}/checkpoint.pt, metrics.json, metrics.png"
+            f"wrote {config.out}/checkpoint.pt, metrics.json, metrics.png, grad_flow.png"
         )
 
 
