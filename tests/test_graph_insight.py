@@ -276,3 +276,14 @@ def test_inspect_graph_example_runs(tmp_path, monkeypatch, capsys):
     assert "AccumulateGrad -> ConvNdBackward0 -> BatchNormBackward0" in printed
     assert "after the last backward: 0 nodes, 0 bytes kept" in printed
     assert {p.name for p in tmp_path.iterdir()} == {"graph.svg", "graph.html", "trace.json"}
+
+
+def test_svg_depth_refuses_a_collapse_that_makes_a_cycle():
+    first, second = nn.Linear(2, 2), nn.Linear(2, 2)
+    model = nn.ModuleList([first, second])
+    with mt.Graph(module=model) as g:
+        loss = first(second(first(mt.randn(1, 2)))).sum()  # 0, then 1, then 0 again
+    with pytest.raises(ValueError, match="makes a cycle"):
+        g.to_svg(depth=1)
+    assert "LinearBackward0" in g.to_svg()
+    del loss

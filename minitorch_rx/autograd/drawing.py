@@ -192,6 +192,14 @@ def _collapse(described, edges, depth: int, notes: Notes):
         if group.saved:
             group.lines.append(f"saved {format_bytes(group.saved)}")
     collapsed = sorted({(group_of[s], group_of[t]) for s, t in edges if group_of[s] != group_of[t]})
+    check = rx.PyDiGraph()
+    check.add_nodes_from(range(len(items)))
+    check.add_edges_from_no_data(collapsed)
+    if not rx.is_directed_acyclic_graph(check):
+        raise ValueError(
+            f"collapsing modules at depth {depth} makes a cycle (a module runs, then another, then the first "
+            "again): draw with a larger depth or without one"
+        )
     return items, collapsed
 
 

@@ -82,13 +82,13 @@ def _recorded_node(result):
     return result._node
 
 
-def _observed_record(cls, args):
+def _observed_record(cls, args, *rest, **kwargs):
     record = _originals["_record"]
     observers = state.observers
     if not observers:
-        return record(cls, args)
+        return record(cls, args, *rest, **kwargs)
     start = time.perf_counter_ns()
-    result = record(cls, args)
+    result = record(cls, args, *rest, **kwargs)
     end = time.perf_counter_ns()
     node = _recorded_node(result)
     if node is not None:
