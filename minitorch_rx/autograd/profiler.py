@@ -8,9 +8,10 @@
 ['Exp', 'Mul', 'Sum', 'SumBackward0', 'MulBackward0', 'ExpBackward0', 'AccumulateGrad']
 
 It records the ops that record a node (grad mode on, some input requiring grad) and every node
-that backward runs; ops that record nothing (under ``no_grad``) are not seen. Costs nothing
-outside the block (``autograd/observe.py`` says how); inside it, ops take the engine's general
-path and each event costs a few microseconds more.
+that backward runs; ops that record nothing (under ``no_grad``) are not seen. Times are the wall
+time of each call on the CPU: on a GPU, where kernels run asynchronously, they measure the
+launch unless something synchronizes. Costs nothing outside the block (``autograd/observe.py``
+says how); inside it, ops take the engine's general path and each event costs a few microseconds.
 """
 
 from __future__ import annotations
