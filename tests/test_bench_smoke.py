@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bench import accuracy, memory, models, ops, run
+from bench import accuracy, memory, models, ops, profiler, run
 
 
 def test_the_elementwise_chain_reports_a_time_per_op_for_both():
@@ -26,6 +26,12 @@ def test_a_training_step_of_each_model_is_timed_against_torch(case):
 def test_twin_models_start_from_the_same_loss(case):
     mt_step, torch_step = models.training_steps(models.CASES[case], size=2)
     assert math.isclose(mt_step().item(), torch_step().item(), rel_tol=1e-4)
+
+
+def test_the_profiler_suite_times_steps_with_the_profiler_on_and_off():
+    rows = profiler.run(rounds=1)
+    assert [name for name, _ in rows] == ["1,000-op chain, forward + backward", "MLP 784-128-10 step, batch 64"]
+    assert all(timing.ours > 0 and timing.theirs > 0 for _, timing in rows)
 
 
 def test_the_memory_worker_reports_the_rise_of_its_peak():

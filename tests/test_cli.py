@@ -17,7 +17,7 @@ TINY = ["--limit", "512", "--batch-size", "64", "--quiet"]
 
 def test_train_writes_checkpoint_metrics_and_plot(tmp_path, capsys):
     assert main(["train", "--epochs", "1", "--out", str(tmp_path), *TINY]) == 0
-    assert {"checkpoint.pt", "metrics.json", "metrics.png"} <= {p.name for p in tmp_path.iterdir()}
+    assert {"checkpoint.pt", "metrics.json", "metrics.png", "grad_flow.png"} <= {p.name for p in tmp_path.iterdir()}
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert len(metrics["test_accuracy"]) == 1
     assert "test accuracy" in capsys.readouterr().out
@@ -52,6 +52,13 @@ def test_graph_writes_dot(tmp_path):
     assert main(["graph", "--model", "lenet5", "--out", str(out)]) == 0
     text = out.read_text()
     assert text.startswith("digraph") and "AccumulateGrad" in text and "->" in text
+
+
+def test_graph_draws_svg_and_html_without_graphviz(tmp_path):
+    for name in ("g.svg", "g.html"):
+        assert main(["graph", "--model", "lenet5", "--out", str(tmp_path / name), "--grads"]) == 0
+    assert "conv1.weight" in (tmp_path / "g.svg").read_text() and "<svg" in (tmp_path / "g.html").read_text()
+    assert main(["graph", "--model", "lenet5", "--out", str(tmp_path / "g.png")]) == 2
 
 
 def test_python_dash_m_runs_the_cli():

@@ -7,6 +7,7 @@ from .function import Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import Graph, current_graph
+from .profiler import profile
 from .tensor import Tensor
 
 __all__ = [
@@ -27,5 +28,6 @@ __all__ = [
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
+    "profile",
     "set_grad_enabled",
 ]

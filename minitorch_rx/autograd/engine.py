@@ -252,7 +252,8 @@ def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture,
         state.backward_depth += 1
         released: list[Node] = []
         try:
-            if capture is None and not anomaly and not create_graph:
+            # Observers (the profiler, autograd/observe.py) see the nodes the general loop runs.
+            if capture is None and not anomaly and not create_graph and not state.observers:
                 _run_plain(order, retain_graph, released)
             else:
                 _run_in_order(order, retain_graph, capture, capture_nodes, anomaly, released, create_graph)

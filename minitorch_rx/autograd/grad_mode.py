@@ -10,14 +10,16 @@ class _State(threading.local):
     """Per-thread engine state, read by every op.
 
     ``recording`` is what an op's hot path reads, once: the Graph to record into when grad mode
-    is on and anomaly detection off, else None (ops then take the general path, which checks
-    the mode and keeps anomaly traces). It follows the three settings through their setters.
+    is on, anomaly detection off and no observer (``autograd/observe.py``: the profiler, a
+    detailed Graph) watches, else None (ops then take the general path, which checks the mode,
+    keeps anomaly traces and is the one observers see). It follows the settings through their setters.
     """
 
     def __init__(self) -> None:
         self._grad_enabled = True
         self._anomaly = False
         self._graph = None  # the Graph ops record into; set lazily by autograd.graph
+        self._observers: tuple = ()
         self.recording = None
         # True while backward runs with create_graph=True: torch functions that op backwards call
         # on mt.Tensors then run as their recorded minitorch_rx equivalents (autograd/tensor.py).
@@ -28,8 +30,17 @@ class _State(threading.local):
         self.saved_tensors_hooks: list = []
 
     def _refresh(self) -> None:
-        plain = self._grad_enabled and not self._anomaly and not self.saved_tensors_hooks
-        self.recording = self._graph if plain else None
+        watched = self._anomaly or self._observers or self.saved_tensors_hooks
+        self.recording = self._graph if self._grad_enabled and not watched else None
+
+    @property
+    def observers(self) -> tuple:
+        return self._observers
+
+    @observers.setter
+    def observers(self, observers: tuple) -> None:
+        self._observers = observers
+        self._refresh()
 
     @property
     def grad_enabled(self) -> bool:

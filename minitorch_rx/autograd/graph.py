@@ -12,6 +12,7 @@ import weakref
 
 import rustworkx as rx
 
+from . import memory as _memory
 from .grad_mode import state
 from .saved_tensors import save_on_cpu, saved_tensors_hooks  # torch.autograd.graph's names
 
@@ -60,13 +61,24 @@ class Graph:
     ...     y = (x * 2).sum()
     >>> g.num_nodes(), g.num_edges()
     (3, 2)
+
+    For drawings, ``mt.Graph(detailed=True)`` also records each op's output shape and dtype, and
+    the norm of each node's gradient when ``backward(retain_graph=True)`` runs inside the block;
+    ``mt.Graph(module=model)`` (detailed too) names ``model``'s parameters by their path
+    (``layer1.0.conv1.weight``) and notes which submodule ran each op, for ``to_svg(depth=N)``.
+    A detailed graph's ops take the engine's general path (as under ``detect_anomaly``): slower.
     """
 
-    __slots__ = ("_rx", "_outer")
+    __slots__ = ("_rx", "_outer", "_notes")
 
-    def __init__(self) -> None:
+    def __init__(self, detailed: bool = False, module=None) -> None:
         self._rx = rx.PyDiGraph(check_cycle=False, multigraph=True)
         self._outer: list[Graph | None] = []
+        self._notes = None
+        if detailed or module is not None:
+            from .drawing import Notes
+
+            self._notes = Notes(module)
 
     @property
     def rx(self) -> rx.PyDiGraph:
@@ -91,26 +103,60 @@ class Graph:
     def clear(self) -> None:
         """Forget everything recorded so far. Tensors already computed keep their own history."""
         self._rx = rx.PyDiGraph(check_cycle=False, multigraph=True)
+        if self._notes is not None:
+            self._notes._rx = self._rx
+
+    def saved_bytes(self) -> int:
+        """Bytes of the tensors that the live nodes keep for backward, each storage counted once
+        (a view counts its base's storage); 0 once backward has released them."""
+        return _memory.saved_bytes(self.nodes())
 
     def to_dot(self) -> str:
-        """Graphviz DOT text: one box per op, one ellipse per leaf, edges from inputs to outputs."""
+        """Graphviz DOT text: one box per op (with the bytes it saves for backward), one ellipse
+        per leaf, edges from inputs to outputs."""
         lines = ["digraph minitorch_rx {", "  rankdir=BT;", '  node [fontname="Helvetica"];']
         for index in self._rx.node_indices():
             node = self._rx[index]()
             if node is None:
                 continue
-            lines.append(f'  n{index} [label="{node.label()}", shape={node.dot_shape}];')
+            saved = _memory.node_saved_bytes(node)
+            label = node.label() + (f"\\nsaved {_memory.format_bytes(saved)}" if saved else "")
+            lines.append(f'  n{index} [label="{label}", shape={node.dot_shape}];')
         for source, target in self._rx.edge_list():
             lines.append(f"  n{source} -> n{target};")
         lines.append("}")
         return "\n".join(lines) + "\n"
 
+    def to_svg(self, grads: bool = False, depth: int | None = None) -> str:
+        """A self-contained SVG drawing (no Graphviz needed): inputs at the top, the loss at the
+        bottom, one box per node with its op name, output shape/dtype (detailed graphs) and the
+        bytes it saves for backward; parameters named by module path (``Graph(module=model)``).
+
+        ``grads=True`` colours each node by the norm of its gradient (blue: vanishing, red:
+        exploding, relative to the median node); it needs a detailed graph in whose block
+        ``backward(retain_graph=True)`` ran. ``depth=N`` (``Graph(module=model)``) draws each
+        module at depth N (``layer1`` at 1, ``layer1.0`` at 2) as one box."""
+        from . import drawing
+
+        items, edges = drawing.items_and_edges(self, grads, depth)
+        return drawing.to_svg(items, edges)
+
+    def to_html(self, grads: bool = False, depth: int | None = None) -> str:
+        """``to_svg`` in one self-contained HTML page: zoom, pan, and each node's details on hover."""
+        from . import drawing
+
+        return drawing.to_html(self.to_svg(grads, depth))
+
     def __enter__(self) -> Graph:
         self._outer.append(state.graph)
         state.graph = self
+        if self._notes is not None:
+            self._notes.start(self._rx)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._notes is not None:
+            self._notes.stop()
         state.graph = self._outer.pop()
 
     def __repr__(self) -> str:

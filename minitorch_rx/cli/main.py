@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -48,7 +47,7 @@ def _report(history: History, config: TrainConfig) -> None:
     if int(os.environ.get("RANK", "0")) == 0:
         print(
             f"test accuracy {history.test_accuracy[-1]:.2%} (test loss {history.test_loss[-1]:.4f}); "
-            f"wrote {config.out}/checkpoint.pt, metrics.json, metrics.png"
+            f"wrote {config.out}/checkpoint.pt, metrics.json, metrics.png, grad_flow.png"
         )
 
 
@@ -125,26 +124,31 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _graph(args: argparse.Namespace) -> int:
     from .. import autograd, models, randint, randn
+    from ..autograd.memory import format_bytes
     from ..nn import functional as F
 
+    out = Path(args.out)
+    if out.suffix not in (".svg", ".html", ".dot"):
+        print(f"--out must end in .svg, .html or .dot, got {out.name}", file=sys.stderr)
+        return 2
     model = models.get(args.model)
     shape = models.INPUT_SHAPES[args.model]
     x = randn(args.batch_size, *shape)
-    with autograd.Graph() as graph:
+    with autograd.Graph(module=model) as graph:
         loss = F.cross_entropy(model(x), randint(0, 10, (args.batch_size,)))
-    out = Path(args.out)
+        if args.grads:
+            loss.backward(retain_graph=True)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(graph.to_dot())
-    print(
-        f"{args.model}: one training step records {graph.num_nodes()} nodes and {graph.num_edges()} edges; wrote {out}"
-    )
-    dot = shutil.which("dot")
-    if dot is None:
-        print("Graphviz's `dot` is not installed: no SVG/PNG (install graphviz to render the DOT file)")
+    if out.suffix == ".dot":
+        out.write_text(graph.to_dot())
+    elif out.suffix == ".svg":
+        out.write_text(graph.to_svg(grads=args.grads, depth=args.depth))
     else:
-        for fmt in ("svg", "png"):
-            subprocess.run([dot, f"-T{fmt}", str(out), "-o", str(out.with_suffix(f".{fmt}"))], check=True)
-            print(f"wrote {out.with_suffix(f'.{fmt}')}")
+        out.write_text(graph.to_html(grads=args.grads, depth=args.depth))
+    print(
+        f"{args.model}: one training step records {graph.num_nodes()} nodes and {graph.num_edges()} edges, "
+        f"keeping {format_bytes(graph.saved_bytes())} for backward; wrote {out}"
+    )
     del loss
     return 0
 
@@ -197,10 +201,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="fewer rounds and smaller sizes")
     bench.set_defaults(run=_bench)
 
-    graph = commands.add_parser("graph", help="write the DOT graph of one training step (SVG/PNG with Graphviz)")
+    graph = commands.add_parser(
+        "graph", help="draw the graph of one training step: SVG, HTML (zoom, hover details) or Graphviz DOT"
+    )
     graph.add_argument("--model", default=defaults.model)
     graph.add_argument("--batch-size", type=int, default=2)
-    graph.add_argument("--out", default="runs/graph.dot")
+    graph.add_argument("--out", default="runs/graph.svg", help="FILE.svg, FILE.html or FILE.dot")
+    graph.add_argument("--depth", type=int, default=None, help="draw each module at depth N as one box")
+    graph.add_argument("--grads", action="store_true", help="colour nodes by gradient norm (vanishing/exploding)")
     graph.set_defaults(run=_graph)
     return parser
 

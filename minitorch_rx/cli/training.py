@@ -26,6 +26,7 @@ from ..nn import functional as F
 from ..nn.parallel import DistributedDataParallel
 from ..random import manual_seed
 from ..serialization import load, save
+from .grad_flow import GradFlow
 
 #: How long a rank waits in a collective for the others before failing (a crashed or hung peer).
 DISTRIBUTED_TIMEOUT = timedelta(minutes=5)
@@ -207,6 +208,7 @@ def _train(config: TrainConfig, workers: Workers) -> History:
             train_set, num_replicas=workers.world_size, rank=workers.rank, shuffle=True, seed=config.seed
         )
     show = config.progress and workers.is_main
+    flow = GradFlow(model)  # grad_flow.png: this run's steps (not those before a --resume)
     for epoch in range(start_epoch, config.epochs):
         # The shuffle order depends only on (seed, epoch), so a resumed run sees the same batches.
         if sampler is None:
@@ -231,7 +233,9 @@ def _train(config: TrainConfig, workers: Workers) -> History:
             loss = F.cross_entropy(logits, labels)
             optimizer.zero_grad()
             loss.backward()
+            flow.before_step()
             optimizer.step()
+            flow.after_step()
             batch = labels.shape[0]
             value = loss.item()
             step_losses.append(value)
@@ -275,6 +279,7 @@ def _train(config: TrainConfig, workers: Workers) -> History:
         metrics = {"config": asdict(config), "world_size": workers.world_size, **asdict(history)}
         (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
         plot_history(history, out / "metrics.png")
+        flow.plot(out / "grad_flow.png")
     return history
 
 

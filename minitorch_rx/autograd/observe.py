@@ -1,0 +1,122 @@
+"""Observers of the engine: see every op it records and every node backward runs, at no cost
+when nobody watches.
+
+How it costs nothing when off: nothing on the hot paths checks for observers. Attaching one
+(``attach``) sets the thread state's ``observers``, which makes ``state.recording`` None, so ops
+leave their hot paths for the general one (``function._record``), as under anomaly detection,
+and backward takes its general loop (``engine._run_in_order``). While any observer is attached,
+in any thread, those general functions (``_record``, ``_backward_node``, ``_accumulate``) are
+replaced by timed wrappers that report to the observers of the calling thread; detaching the
+last observer puts the originals back.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from . import engine as _engine
+from . import function as _function
+from .grad_mode import state
+
+
+class Observer:
+    """Base of an engine observer; override what you need."""
+
+    def on_forward(self, node, args: tuple, result, start_ns: int, end_ns: int) -> None:
+        """``node`` was recorded from ``args``, giving ``result`` (a Tensor or a tuple); its forward
+        ran from ``start_ns`` to ``end_ns`` (``time.perf_counter_ns`` clock)."""
+
+    def on_backward(self, node, grads: tuple, start_ns: int, end_ns: int) -> None:
+        """Backward ran ``node`` (an op's backward, or a leaf's accumulation) on ``grads``, the
+        gradients of its outputs (``None`` for an output that received none)."""
+
+
+_lock = threading.Lock()
+_attached = 0  # observers attached in all threads
+_originals: dict[str, object] = {}
+
+
+def attach(observer: Observer) -> None:
+    """Start reporting this thread's ops and backward nodes to ``observer``."""
+    global _attached
+    with _lock:
+        if _attached == 0:
+            _install()
+        _attached += 1
+    state.observers = (*state.observers, observer)
+
+
+def detach(observer: Observer) -> None:
+    """Stop reporting to ``observer`` (attached earlier in this thread)."""
+    global _attached
+    state.observers = tuple(o for o in state.observers if o is not observer)
+    with _lock:
+        _attached -= 1
+        if _attached == 0:
+            _uninstall()
+
+
+def _install() -> None:
+    _originals["_record"] = _function._record
+    _originals["_backward_node"] = _engine._backward_node
+    _originals["_accumulate"] = _engine._accumulate
+    _function._record = _observed_record
+    _engine._backward_node = _observed_backward_node
+    _engine._accumulate = _observed_accumulate
+
+
+def _uninstall() -> None:
+    _function._record = _originals.pop("_record")
+    _engine._backward_node = _originals.pop("_backward_node")
+    _engine._accumulate = _originals.pop("_accumulate")
+
+
+def _recorded_node(result):
+    if type(result) is tuple:
+        for out in result:
+            node = getattr(out, "_node", None)
+            if node is not None:
+                return node
+        return None
+    return result._node
+
+
+def _observed_record(cls, args, *rest, **kwargs):
+    record = _originals["_record"]
+    observers = state.observers
+    if not observers:
+        return record(cls, args, *rest, **kwargs)
+    start = time.perf_counter_ns()
+    result = record(cls, args, *rest, **kwargs)
+    end = time.perf_counter_ns()
+    node = _recorded_node(result)
+    if node is not None:
+        for observer in observers:
+            observer.on_forward(node, args, result, start, end)
+    return result
+
+
+def _observed_backward_node(node, grad, *args, **kwargs):
+    run = _originals["_backward_node"]
+    observers = state.observers
+    if not observers:
+        return run(node, grad, *args, **kwargs)
+    start = time.perf_counter_ns()
+    run(node, grad, *args, **kwargs)
+    end = time.perf_counter_ns()
+    grads = tuple(grad) if node._n_outputs != 1 else (grad,)
+    for observer in observers:
+        observer.on_backward(node, grads, start, end)
+
+
+def _observed_accumulate(acc, grad, *args, **kwargs):
+    run = _originals["_accumulate"]
+    observers = state.observers
+    if not observers:
+        return run(acc, grad, *args, **kwargs)
+    start = time.perf_counter_ns()
+    run(acc, grad, *args, **kwargs)
+    end = time.perf_counter_ns()
+    for observer in observers:
+        observer.on_backward(acc, (grad,), start, end)
