@@ -22,6 +22,8 @@ def _compare(torch_op):
 
 def _swapped(fn):
     def swapped(self: Tensor, other) -> Tensor:
+        if isinstance(other, torch.Tensor):  # torch_tensor OP mt_tensor: the torch operand is a constant
+            other = Tensor._make(other, None)
         return fn(other, self)
 
     swapped.__name__ = f"r{fn.__name__}"

@@ -765,10 +765,17 @@ CASES = [
     # ------------------------------------------------------------------------ Tensor methods
     case(
         "Tensor.__init__",
-        "a list",
-        lambda: mt.Tensor([1.0]),
+        "a scalar (PyTorch's legacy constructor takes sizes or a sequence)",
+        lambda: mt.Tensor(1.5),
         TypeError,
-        "mt.Tensor wraps a torch.Tensor, got list; use mt.tensor(data)",
+        "new(): data must be a sequence or sizes (got float); use mt.tensor(data) for a scalar",
+    ),
+    case(
+        "Tensor.__format__",
+        "a number format for a tensor of several values",
+        lambda: f"{x(2):.4f}",
+        TypeError,
+        "unsupported format string passed to Tensor.__format__",
     ),
     case(
         "Tensor.__bool__",

@@ -342,7 +342,7 @@ def _release(node: Node, released: list[Node]) -> None:
 
 
 def _accumulate(acc: AccumulateGrad, g: torch.Tensor) -> None:
-    t = acc.variable()
+    t = acc._variable()
     if t is None:
         return
     if t._grad is None:

@@ -14,6 +14,46 @@ import torch
 _new = object.__new__
 
 
+def legacy_data(args: tuple, dtype: torch.dtype, device) -> torch.Tensor:
+    """The data of PyTorch's legacy constructors (``Tensor(2, 3)``, ``FloatTensor([1, 2])``):
+    sizes allocate uninitialized memory, one sequence or array is copied, nothing gives an empty tensor."""
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0]._data.to(dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], torch.Tensor):
+        return args[0].to(dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], torch.Size):
+        args = tuple(args[0])
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return torch.empty(args if args else (0,), dtype=dtype, device=device)
+    if len(args) == 1 and (isinstance(args[0], (list, tuple)) or hasattr(args[0], "__array__")):
+        return torch.tensor(unwrap(args[0]), dtype=dtype, device=device)
+    given = ", ".join(type(a).__name__ for a in args)
+    raise TypeError(f"new(): data must be a sequence or sizes (got {given}); use mt.tensor(data) for a scalar")
+
+
+def unwrap(value: object) -> object:
+    """``value`` with every ``mt.Tensor`` in it (also inside lists, tuples and dicts) replaced by its torch data."""
+    if isinstance(value, Tensor):
+        return value._data
+    if type(value) in (list, tuple):
+        return type(value)(unwrap(v) for v in value)
+    if type(value) is dict:
+        return {k: unwrap(v) for k, v in value.items()}
+    return value
+
+
+# torch.Tensor's operator methods, as ``torch_tensor OP mt_tensor`` calls them: they return
+# NotImplemented, so that Python calls mt.Tensor's reflected operator, which records.
+_OPERATORS = frozenset(
+    getattr(torch.Tensor, name)
+    for name in (
+        "add sub mul div remainder matmul eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor "
+        "__and__ __or__ __xor__ __lshift__ __rshift__ __rlshift__ __rrshift__ __rsub__ __rdiv__ "
+        "__floordiv__ __rfloordiv__ __rmod__ __pow__ __rpow__ __rmatmul__"
+    ).split()
+)
+
+
 class RemovableHandle:
     """Returned by hook registrations; ``remove()`` unregisters the hook (holds the tensor weakly)."""
 
@@ -61,9 +101,16 @@ class Tensor:
     # ``x.__array_priority__`` makes numpy defer ``ndarray + Tensor`` to ``Tensor.__radd__``.
     __array_priority__ = 1000
 
-    def __init__(self, data: torch.Tensor, requires_grad: bool = False) -> None:
-        if not isinstance(data, torch.Tensor):
-            raise TypeError(f"mt.Tensor wraps a torch.Tensor, got {type(data).__name__}; use mt.tensor(data)")
+    def __init__(self, *args: object, requires_grad: bool = False, device=None) -> None:
+        """``mt.Tensor(torch_tensor)`` wraps it (no copy); as PyTorch's legacy constructor,
+        ``mt.Tensor([1.0, 2.0])`` copies data and ``mt.Tensor(2, 3)`` allocates (uninitialized),
+        both in the default dtype. ``mt.tensor(data)`` is the constructor to prefer."""
+        if args and isinstance(args[0], torch.Tensor) and device is None and len(args) <= 2:
+            data = args[0]
+            if len(args) == 2:  # Tensor(data, requires_grad), the signature before the legacy forms
+                requires_grad = args[1]
+        else:
+            data = legacy_data(args, torch.get_default_dtype(), device)
         self._data = data
         self._node = None
         self._grad = None
@@ -86,6 +133,22 @@ class Tensor:
         t._acc = None
         t._hooks = None
         return t
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """torch's functions and ``torch.Tensor`` methods run on the data of the mt tensors they
+        are given and return torch tensors, recording nothing (so torchvision, ``default_collate``
+        and the like accept mt tensors). ``torch_tensor * mt_tensor`` and the other operators
+        defer to mt.Tensor's reflected operator instead, which records."""
+        if func in _OPERATORS and isinstance(args[0], torch.Tensor):
+            return NotImplemented
+        return func(*unwrap(args), **unwrap(kwargs or {}))
+
+    def __format__(self, format_spec: str) -> str:
+        """A 0-dim tensor formats as its value (``f"{loss:.4f}"``); others as ``object`` does, as PyTorch's."""
+        if self._data.dim() == 0 and not self._data.is_meta:
+            return self._data.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     # ----------------------------------------------------------------- metadata
     @property
