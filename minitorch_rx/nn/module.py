@@ -92,7 +92,7 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for a in args:
-            if isinstance(a, torch.Tensor):  # straight from torch (a Dataset, a transform): a constant
+            if type(a) is not Tensor and isinstance(a, torch.Tensor):  # from torch (a Dataset, a transform): a constant
                 args = tuple(Tensor._make(a, None) if isinstance(a, torch.Tensor) else a for a in args)
                 break
         return self.forward(*args, **kwargs)
