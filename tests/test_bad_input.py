@@ -778,6 +778,13 @@ CASES = [
         "unsupported format string passed to Tensor.__format__",
     ),
     case(
+        "Tensor.__deepcopy__",
+        "a tensor that is not a leaf",
+        lambda: __import__("copy").deepcopy(leaf(2) * 2),
+        RuntimeError,
+        "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol",
+    ),
+    case(
         "Tensor.__bool__",
         "several values",
         lambda: bool(x(3)),
@@ -2209,6 +2216,7 @@ ACCEPTS_ANY_INPUT = {
     "Tensor.retains_grad": "autograd state",
     "nn.Identity": "returns whatever it is given, as PyTorch's",
     "mt.is_tensor": "answers for any object",
+    "Tensor.__reduce_ex__": "any tensor pickles (as a leaf: its data and requires_grad)",
     "mt.set_printoptions": "torch's own: our tensors print through torch's formatter",
 }
 

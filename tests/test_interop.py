@@ -3,7 +3,9 @@ mt ops and modules, ``default_collate``, torchvision transforms, ``.data``, ``ne
 
 from __future__ import annotations
 
+import copy
 import operator
+import pickle
 
 import pytest
 import torch
@@ -134,6 +136,27 @@ def test_mt_op_inside_a_torchvision_transform_reaches_default_collate():
     assert type(dataset[0][0]) is mt.Tensor
     x, y = next(iter(mt.utils.data.DataLoader(dataset, batch_size=2)))
     assert x.shape == (2, 1, 4, 4) and x[:, 0, 0, 0].tolist() == [-1.0, 1.0] and y.tolist() == [0, 1]
+
+
+def test_pickling_keeps_data_and_requires_grad_and_makes_a_leaf():
+    w = leaf(1.0, 2.0)
+    back = pickle.loads(pickle.dumps((w * 2, mt.nn.Parameter(mt.ones(1)))))
+    assert back[0].is_leaf and back[0].requires_grad and back[0].tolist() == [2.0, 4.0]
+    assert type(back[1]) is mt.nn.Parameter
+
+
+def test_deepcopy_copies_a_leaf_with_its_grad():
+    w = leaf(1.0, 2.0)
+    w.grad = mt.ones(2, dtype=F64)
+    twin = copy.deepcopy(w)
+    assert twin.requires_grad and twin.grad.tolist() == [1.0, 1.0]
+    assert twin.torch().data_ptr() != w.torch().data_ptr() and twin.grad is not w.grad
+
+
+def test_dataloader_workers_started_by_spawn_take_mt_datasets():
+    dataset = torch.utils.data.TensorDataset(mt.arange(8.0).reshape(4, 2), mt.tensor([0, 1, 0, 1]))
+    loader = mt.utils.data.DataLoader(dataset, batch_size=2, num_workers=1, multiprocessing_context="spawn")
+    assert [x.tolist() for x, _ in loader] == [[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]
 
 
 # ------------------------------------------------------------------ .data, as PyTorch's

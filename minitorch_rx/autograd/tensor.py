@@ -42,6 +42,15 @@ def unwrap(value: object) -> object:
     return value
 
 
+def _rebuild(cls: type, data: torch.Tensor, requires_grad: bool) -> Tensor:
+    t = _new(cls)
+    t._data = data
+    t._node = t._grad = t._acc = t._hooks = None
+    t._out_nr = 0
+    t._requires_grad = requires_grad
+    return t
+
+
 # torch.Tensor's operator methods, as ``torch_tensor OP mt_tensor`` calls them: they return
 # NotImplemented, so that Python calls mt.Tensor's reflected operator, which records.
 _OPERATORS = frozenset(
@@ -243,6 +252,26 @@ class Tensor:
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         self._data = value
+
+    def __reduce_ex__(self, protocol: int):
+        """Pickled as its data and ``requires_grad`` (a leaf, as PyTorch pickles tensors), so that
+        multiprocessing, e.g. ``DataLoader`` workers started by spawn, can send mt tensors."""
+        return (_rebuild, (type(self), self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """A copy of this leaf's data, ``requires_grad`` and ``.grad``, as PyTorch's."""
+        if self._node is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol "
+                "at the moment."
+            )
+        if id(self) in memo:
+            return memo[id(self)]
+        result = _rebuild(type(self), self._data.clone(memory_format=torch.preserve_format), self._requires_grad)
+        memo[id(self)] = result
+        if self._grad is not None:
+            result._grad = self._grad.__deepcopy__(memo)
+        return result
 
     # -------------------------------------------------------------- conversion
     def torch(self) -> torch.Tensor:
