@@ -111,7 +111,7 @@ class Tensor:
     __array_priority__ = 1000
 
     def __init__(self, *args: object, requires_grad: bool = False, device=None) -> None:
-        """``mt.Tensor(torch_tensor)`` wraps it (no copy); as PyTorch's legacy constructor,
+        """``mt.Tensor(torch_tensor, requires_grad=False)`` wraps it (no copy); as PyTorch's legacy constructor,
         ``mt.Tensor([1.0, 2.0])`` copies data and ``mt.Tensor(2, 3)`` allocates (uninitialized),
         both in the default dtype. ``mt.tensor(data)`` is the constructor to prefer."""
         if args and isinstance(args[0], torch.Tensor) and device is None and len(args) <= 2:
@@ -146,10 +146,12 @@ class Tensor:
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         """torch's functions and ``torch.Tensor`` methods run on the data of the mt tensors they
-        are given and return torch tensors, recording nothing (so torchvision, ``default_collate``
-        and the like accept mt tensors). ``torch_tensor * mt_tensor`` and the other operators
-        defer to mt.Tensor's reflected operator instead, which records."""
-        if func in _OPERATORS and isinstance(args[0], torch.Tensor):
+        are given and return torch tensors, recording nothing (``torch.stack(mt_tensors)``,
+        ``torch_tensor.add_(mt_tensor)``, torch's own modules). ``torch_tensor * mt_tensor`` and
+        the other operators defer to mt.Tensor's reflected operator instead, which records. Code
+        that checks ``isinstance(x, torch.Tensor)`` itself (torchvision's ``save_image``) still
+        refuses an mt tensor: no other class passes that check."""
+        if func in _OPERATORS and args and isinstance(args[0], torch.Tensor):
             return NotImplemented
         return func(*unwrap(args), **unwrap(kwargs or {}))
 
