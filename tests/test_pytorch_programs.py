@@ -161,3 +161,37 @@ def mnist_cnn(torch, steps: int = 3, batch_size: int = 8) -> list[float]:
 @pytest.mark.filterwarnings("ignore:The given buffer is not writable")
 def test_mnist_cnn_matches_torch_step_by_step():
     assert_same_losses(*run_both(mnist_cnn))
+
+
+# ------------------------------------------------------------- the AMP recipe (CPU: bfloat16 autocast)
+def amp_recipe(torch, steps: int = 6) -> list[float]:
+    nn = torch.nn
+    torch.manual_seed(0)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    net = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 8)).to(device)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01)
+    loss_fn = nn.MSELoss()
+    data = [torch.randn(16, 32, device=device) for _ in range(steps)]
+    targets = [torch.randn(16, 8, device=device) for _ in range(steps)]
+    use_amp = True
+    scaler = torch.amp.GradScaler(device, enabled=use_amp)
+    losses = []
+    for input, target in zip(data, targets):
+        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=use_amp):
+            output = net(input)
+            assert output.dtype == torch.bfloat16
+            loss = loss_fn(output, target)
+            assert loss.dtype == torch.float32
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        torch.nn.utils.clip_grad_norm_(net.parameters(), max_norm=1.0)
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad()
+        losses.append(loss.item())
+    return losses
+
+
+def test_amp_recipe_matches_torch():
+    ours, theirs = run_both(amp_recipe)
+    assert_same_losses(ours, theirs)
