@@ -160,3 +160,36 @@ def test_grad_scaler_refuses_a_second_unscale_before_update():
 def test_grad_scaler_state_dict_has_torchs_keys():
     ours, theirs = mt.amp.GradScaler("cpu", init_scale=8.0), torch.amp.GradScaler("cpu", init_scale=8.0)
     assert ours.state_dict() == theirs.state_dict()
+
+
+def test_cnn_with_norm_layers_under_cpu_autocast_matches_torch():
+    torch.manual_seed(0)
+    theirs = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 3),
+        torch.nn.BatchNorm2d(4),
+        torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(),
+        torch.nn.LayerNorm(36),
+        torch.nn.Linear(36, 5),
+    )
+    ours = nn.Sequential(
+        nn.Conv2d(3, 4, 3),
+        nn.BatchNorm2d(4),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.LayerNorm(36),
+        nn.Linear(36, 5),
+    )
+    ours.load_state_dict(theirs.state_dict())
+    x, y = torch.randn(2, 3, 8, 8), torch.tensor([1, 3])
+    with torch.autocast("cpu"):
+        loss_ref = torch.nn.functional.cross_entropy(theirs(x), y)
+    with mt.autocast("cpu"):
+        loss = F.cross_entropy(ours(x), y)
+    loss_ref.backward()
+    loss.backward()
+    torch.testing.assert_close(loss.torch(), loss_ref.detach())
+    for p, p_ref in zip(ours.parameters(), theirs.parameters()):
+        torch.testing.assert_close(p.grad.torch(), p_ref.grad)
