@@ -37,7 +37,7 @@ def path_to_loss(g: mt.Graph, param: mt.Tensor, loss: mt.Tensor) -> tuple[list[s
     """The op names on the path from ``param`` to ``loss``, and how many nodes feed the loss."""
     # g.rx is a rustworkx.PyDiGraph whose payloads are weak references to the nodes.
     index_of = {g.rx[i](): i for i in g.rx.node_indices()}
-    source = next(i for node, i in index_of.items() if getattr(node, "variable", lambda: None)() is param)
+    source = next(i for node, i in index_of.items() if getattr(node, "variable", None) is param)
     target = index_of[loss.grad_fn]
     path = rx.dijkstra_shortest_paths(g.rx, source, target=target)[target]
     return [type(g.rx[i]()).__name__ for i in path], len(rx.ancestors(g.rx, target))

@@ -8,35 +8,76 @@
 tensor([2., 4.])
 """
 
-from torch import (  # dtypes, so that user code can say mt.float32
+from torch import (  # dtypes and torch's other plain values, so that user code can say mt.float32, mt.long
+    Generator,
+    Size,
     bfloat16,
     bool,
+    cdouble,
+    cfloat,
+    channels_last,
+    channels_last_3d,
     complex64,
     complex128,
+    contiguous_format,
     device,
+    double,
+    dtype,
+    e,
+    finfo,
+    float,
     float16,
     float32,
     float64,
+    half,
+    iinfo,
+    inf,
+    int,
     int8,
     int16,
     int32,
     int64,
+    long,
+    nan,
+    pi,
+    preserve_format,
+    short,
     uint8,
 )
 
-from . import autograd, data, init, linalg, models, nn, optim, tensor_methods, utils  # noqa: E402  (they build on the names above)
+from . import (  # noqa: E402  (they build on the names above)
+    accelerator,
+    amp,
+    autograd,
+    backends,
+    cuda,
+    data,
+    init,
+    linalg,
+    models,
+    nn,
+    optim,
+    tensor_methods,
+    utils,
+)
+from .amp import autocast
 from .autograd import Graph, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange,
+    as_tensor,
     empty,
     empty_like,
     eye,
+    from_numpy,
     from_torch,
     full,
     full_like,
+    is_floating_point,
+    is_tensor,
     linspace,
     logspace,
     meshgrid,
+    numel,
     ones,
     ones_like,
     rand,
@@ -47,6 +88,18 @@ from .creation import (
     tensor,
     zeros,
     zeros_like,
+)
+from .legacy import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
 )
 from .ops.activation import (
     elu,
@@ -239,6 +292,16 @@ from .ops.tile import (
 )
 from .random import bernoulli, manual_seed, multinomial, normal, randint_like, randperm
 from .serialization import load, save
+from .settings import (
+    compile,
+    get_default_dtype,
+    get_num_interop_threads,
+    get_num_threads,
+    set_default_dtype,
+    set_num_interop_threads,
+    set_num_threads,
+    set_printoptions,
+)
 
 del tensor_methods
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""Creating tensors: from Python data, from torch, and filled ones."""
+"""Creating tensors (from Python data, NumPy, torch, and filled ones), and asking what a tensor is."""
 
 from __future__ import annotations
 
@@ -32,6 +32,45 @@ def from_torch(t: torch.Tensor, requires_grad: bool = False) -> Tensor:
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"from_torch expects a torch.Tensor, got {type(t).__name__}")
     return _leaf(t.detach(), requires_grad)
+
+
+def from_numpy(array) -> Tensor:
+    """A tensor sharing ``array``'s memory (a ``numpy.ndarray``), as ``torch.from_numpy``."""
+    return _leaf(torch.from_numpy(array), False)
+
+
+def as_tensor(data, dtype: torch.dtype | None = None, device=None) -> Tensor:
+    """``data`` as a tensor, copying only when it must: an ``mt.Tensor`` of that dtype and device
+    comes back itself (another dtype or device: a recorded ``to``), a torch tensor or a NumPy array
+    is shared where it can be, as ``torch.as_tensor``."""
+    if isinstance(data, Tensor):
+        if (dtype is None or data.dtype == dtype) and (device is None or data.device == torch.device(device)):
+            return data
+        return data.to(device=device, dtype=dtype)
+    return _leaf(torch.as_tensor(data, dtype=dtype, device=device).detach(), False)
+
+
+def is_tensor(obj: object) -> bool:
+    """Whether ``obj`` is a tensor: an ``mt.Tensor``, or a torch tensor (which every ``mt`` module takes)."""
+    return isinstance(obj, (Tensor, torch.Tensor))
+
+
+def is_floating_point(input: Tensor) -> bool:
+    """Whether ``input``'s dtype is a floating point one."""
+    return _data_of(input, "is_floating_point").is_floating_point()
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``."""
+    return _data_of(input, "numel").numel()
+
+
+def _data_of(input: Tensor, name: str) -> torch.Tensor:
+    if isinstance(input, Tensor):
+        return input._data
+    if isinstance(input, torch.Tensor):
+        return input
+    raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
 
 
 def _size(size: tuple) -> tuple:

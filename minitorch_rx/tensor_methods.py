@@ -31,6 +31,8 @@ from .ops import (
 
 def _swapped(fn):
     def swapped(self: Tensor, other) -> Tensor:
+        if isinstance(other, torch.Tensor):  # torch_tensor OP mt_tensor: the torch operand is a constant
+            other = Tensor._make(other, None)
         return fn(other, self)
 
     swapped.__name__ = f"r{fn.__name__}"

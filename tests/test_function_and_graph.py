@@ -115,7 +115,7 @@ def test_graph_edges_run_from_inputs_to_outputs():
     with mt.Graph() as g:
         y = x.exp()
     node_of = {id(n): i for i in g.rx.node_indices() for n in [g.rx[i]()]}
-    assert g.rx.has_edge(node_of[id(y.grad_fn.next_functions[0])], node_of[id(y.grad_fn)])
+    assert g.rx.has_edge(node_of[id(y.grad_fn.next_functions[0][0])], node_of[id(y.grad_fn)])
 
 
 def test_to_dot_is_graphviz_text():

@@ -157,7 +157,7 @@ def test_linear_is_one_recorded_op():
     )
     y = linear(x, weight, bias)
     assert type(y.grad_fn).__name__ == "LinearBackward0"
-    assert all(type(n).__name__ == "AccumulateGrad" for n in y.grad_fn.next_functions if n is not None)
+    assert all(type(n).__name__ == "AccumulateGrad" for n, _ in y.grad_fn.next_functions if n is not None)
 
 
 def test_linear_gradcheck():

@@ -109,7 +109,7 @@ def _describe(node, notes: Notes | None) -> tuple[Item, str]:
     saved = sum(storages.values())
     module = ""
     if hasattr(node, "variable"):  # a leaf's accumulator
-        t = node.variable()
+        t = node._variable()
         param = None if (t is None or notes is None) else notes.name_of(t)
         metas = [] if t is None else [(list(t._data.shape), str(t._data.dtype).removeprefix("torch."))]
         item = Item(param or "leaf", "leaf")

@@ -496,7 +496,7 @@ def _input_tensor(node: Node, i: int, data: torch.Tensor) -> Tensor:
     if parent is None:
         return Tensor._make(data, None)
     if isinstance(parent, AccumulateGrad):
-        leaf = parent.variable()  # what it saved is the leaf's data (the version check saw to it)
+        leaf = parent._variable()  # what it saved is the leaf's data (the version check saw to it)
         return Tensor._make(data, None) if leaf is None else leaf
     return Tensor._make(data, parent, 0 if node._input_nrs is None else node._input_nrs[i])
 
@@ -559,14 +559,14 @@ def _release(node: Node, released: list[Node]) -> None:
 
 
 def _run_leaf_hooks(acc: AccumulateGrad, g):
-    t = acc.variable()
+    t = acc._variable()
     if t is None or t._hooks is None or not t._hooks.grad:
         return g
     return call_hooks(t._hooks.grad, g, t._data)
 
 
 def _accumulate(acc: AccumulateGrad, g, run_grad_hooks: bool = True) -> None:
-    t = acc.variable()
+    t = acc._variable()
     if t is None:
         return
     hooks = t._hooks

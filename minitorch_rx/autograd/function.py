@@ -117,8 +117,13 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        """The nodes of this node's inputs (``None`` for inputs that need no gradient)."""
-        return () if self._inputs is None else self._inputs
+        """``(node, input_nr)`` per input, as PyTorch's: the node that made the input (an
+        ``AccumulateGrad`` for a leaf) and which of its outputs the input is; ``(None, 0)`` for
+        inputs that need no gradient."""
+        if self._inputs is None:
+            return ()
+        nrs = self._input_nrs or (0,) * len(self._inputs)
+        return tuple((node, nr if node is not None else 0) for node, nr in zip(self._inputs, nrs))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -166,11 +171,20 @@ class AccumulateGrad(Node):
     It holds its leaf weakly (the leaf holds it weakly too; the consumers' nodes own it).
     """
 
-    __slots__ = ("variable",)
+    __slots__ = ("_variable",)
     dot_shape = "ellipse"
 
+    @property
+    def variable(self) -> Tensor | None:
+        """The leaf this node accumulates into (``None`` once the leaf is gone)."""
+        return self._variable()
+
+    @classmethod
+    def name(cls) -> str:
+        return "torch::autograd::AccumulateGrad"
+
     def label(self) -> str:
-        t = self.variable()
+        t = self._variable()
         shape = "" if t is None else f"\\n{list(t._data.shape)}"
         return f"AccumulateGrad{shape}"
 
@@ -183,7 +197,7 @@ def accumulator(t: Tensor, rxgraph) -> AccumulateGrad:
         if acc is not None and acc._rx is rxgraph:
             return acc
     acc = AccumulateGrad()
-    acc.variable = weakref.ref(t)
+    acc._variable = weakref.ref(t)
     acc._inputs = acc._saved = ()
     acc._simple = False
     acc.needs_input_grad = ()

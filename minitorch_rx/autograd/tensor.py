@@ -14,8 +14,35 @@ import torch
 from . import hooks as _hooks
 from .hooks import RemovableHandle
 from .torch_function import dispatch as _dispatch
+from .torch_function import unwrap
 
 _new = object.__new__
+
+
+def legacy_data(args: tuple, dtype: torch.dtype, device) -> torch.Tensor:
+    """The data of PyTorch's legacy constructors (``Tensor(2, 3)``, ``FloatTensor([1, 2])``):
+    sizes allocate uninitialized memory, one sequence or array is copied, nothing gives an empty tensor."""
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0]._data.to(dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], torch.Tensor):
+        return args[0].to(dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], torch.Size):
+        args = tuple(args[0])
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return torch.empty(args if args else (0,), dtype=dtype, device=device)
+    if len(args) == 1 and (isinstance(args[0], (list, tuple)) or hasattr(args[0], "__array__")):
+        return torch.tensor(unwrap(args[0]), dtype=dtype, device=device)
+    given = ", ".join(type(a).__name__ for a in args)
+    raise TypeError(f"new(): data must be a sequence or sizes (got {given}); use mt.tensor(data) for a scalar")
+
+
+def _rebuild(cls: type, data: torch.Tensor, requires_grad: bool) -> Tensor:
+    t = _new(cls)
+    t._data = data
+    t._node = t._grad = t._acc = t._hooks = None
+    t._out_nr = 0
+    t._requires_grad = requires_grad
+    return t
 
 
 class Tensor:
@@ -47,9 +74,16 @@ class Tensor:
     # ``x.__array_priority__`` makes numpy defer ``ndarray + Tensor`` to ``Tensor.__radd__``.
     __array_priority__ = 1000
 
-    def __init__(self, data: torch.Tensor, requires_grad: bool = False) -> None:
-        if not isinstance(data, torch.Tensor):
-            raise TypeError(f"mt.Tensor wraps a torch.Tensor, got {type(data).__name__}; use mt.tensor(data)")
+    def __init__(self, *args: object, requires_grad: bool = False, device=None) -> None:
+        """``mt.Tensor(torch_tensor, requires_grad=False)`` wraps it (no copy); as PyTorch's legacy constructor,
+        ``mt.Tensor([1.0, 2.0])`` copies data and ``mt.Tensor(2, 3)`` allocates (uninitialized),
+        both in the default dtype. ``mt.tensor(data)`` is the constructor to prefer."""
+        if args and isinstance(args[0], torch.Tensor) and device is None and len(args) <= 2:
+            data = args[0]
+            if len(args) == 2:  # Tensor(data, requires_grad), the signature before the legacy forms
+                requires_grad = args[1]
+        else:
+            data = legacy_data(args, torch.get_default_dtype(), device)
         self._data = data
         self._node = None
         self._grad = None
@@ -72,6 +106,23 @@ class Tensor:
         t._acc = None
         t._hooks = None
         return t
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """torch's functions and ``torch.Tensor`` methods run on the data of the mt tensors they
+        are given and return torch tensors, recording nothing (``torch.stack(mt_tensors)``,
+        ``torch_tensor.add_(mt_tensor)``, torch's own modules). ``torch_tensor * mt_tensor`` and
+        the other operators defer to mt.Tensor's reflected operator instead, which records. Code
+        that checks ``isinstance(x, torch.Tensor)`` itself (torchvision's ``save_image``) still
+        refuses an mt tensor: no other class passes that check. While backward runs with
+        ``create_graph=True`` they run as recorded ops instead (``autograd/torch_function.py``)."""
+        return _dispatch(func, args, kwargs or {})
+
+    def __format__(self, format_spec: str) -> str:
+        """A 0-dim tensor formats as its value (``f"{loss:.4f}"``); others as ``object`` does, as PyTorch's."""
+        if self._data.dim() == 0 and not self._data.is_meta:
+            return self._data.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     # ----------------------------------------------------------------- metadata
     @property
@@ -167,9 +218,25 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         self._data = value
 
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        return _dispatch(func, args, kwargs or {})
+    def __reduce_ex__(self, protocol: int):
+        """Pickled as its data and ``requires_grad`` (a leaf, as PyTorch pickles tensors), so that
+        multiprocessing, e.g. ``DataLoader`` workers started by spawn, can send mt tensors."""
+        return (_rebuild, (type(self), self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """A copy of this leaf's data, ``requires_grad`` and ``.grad``, as PyTorch's."""
+        if self._node is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol "
+                "at the moment."
+            )
+        if id(self) in memo:
+            return memo[id(self)]
+        result = _rebuild(type(self), self._data.clone(memory_format=torch.preserve_format), self._requires_grad)
+        memo[id(self)] = result
+        if self._grad is not None:
+            result._grad = self._grad.__deepcopy__(memo)
+        return result
 
     # -------------------------------------------------------------- conversion
     def torch(self) -> torch.Tensor:

@@ -30,9 +30,11 @@ def recorded_equivalent(*torch_functions: Callable) -> Callable:
 
 def dispatch(func: Callable, args: tuple, kwargs: dict):
     if not state.differentiating:
-        # torch_tensor * mt_tensor: torch gives up, and Python calls mt.Tensor's reflected
-        # operator, which records.
-        return NotImplemented
+        if func in _OPERATORS and args and isinstance(args[0], torch.Tensor):
+            # torch_tensor * mt_tensor: torch gives up, and Python calls mt.Tensor's reflected
+            # operator, which records.
+            return NotImplemented
+        return func(*unwrap(args), **unwrap(kwargs))
     equivalent = RECORDED.get(func)
     if equivalent is not None:
         return equivalent(*args, **kwargs)
@@ -47,6 +49,28 @@ def dispatch(func: Callable, args: tuple, kwargs: dict):
         f"create_graph=True: a backward called {name or func} on an mt.Tensor, which has no recorded "
         "equivalent in minitorch_rx, so this gradient cannot be differentiated again"
     )
+
+
+# torch.Tensor's operator methods, as ``torch_tensor OP mt_tensor`` calls them.
+_OPERATORS = frozenset(
+    getattr(torch.Tensor, name)
+    for name in (
+        "add sub mul div remainder matmul eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor "
+        "__and__ __or__ __xor__ __lshift__ __rshift__ __rlshift__ __rrshift__ __rsub__ __rdiv__ "
+        "__floordiv__ __rfloordiv__ __rmod__ __pow__ __rpow__ __rmatmul__"
+    ).split()
+)
+
+
+def unwrap(value: object) -> object:
+    """``value`` with every ``mt.Tensor`` in it (also inside lists, tuples and dicts) replaced by its torch data."""
+    if isinstance(value, _tensor_class()):
+        return value._data
+    if type(value) in (list, tuple):
+        return type(value)(unwrap(v) for v in value)
+    if type(value) is dict:
+        return {k: unwrap(v) for k, v in value.items()}
+    return value
 
 
 def _tensor_class():

@@ -7,8 +7,10 @@
 torch.Size([3, 2])
 """
 
+import sys
+
 from .. import init
-from . import functional, parallel
+from . import functional, parallel, utils
 from .activation import (
     ELU,
     GELU,
@@ -74,6 +76,9 @@ from .pooling import (
     MaxUnpool3d,
 )
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+
+# ``import minitorch_rx.nn.init as init`` (PyTorch's spelling) finds ``mt.init`` itself.
+sys.modules[f"{__name__}.init"] = init
 
 __all__ = [
     "ELU",
@@ -160,4 +165,5 @@ __all__ = [
     "functional",
     "init",
     "parallel",
+    "utils",
 ]

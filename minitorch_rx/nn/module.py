@@ -94,6 +94,10 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        for a in args:
+            if type(a) is not Tensor and isinstance(a, torch.Tensor):  # from torch (a Dataset, a transform): a constant
+                args = tuple(Tensor._make(a, None) if isinstance(a, torch.Tensor) else a for a in args)
+                break
         hooks = self._module_hooks
         if not hooks:
             return self.forward(*args, **kwargs)

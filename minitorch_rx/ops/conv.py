@@ -15,6 +15,8 @@ from ..autograd.engine import recorded_vjp
 from ..autograd.function import Function, call
 from ..autograd.tensor import Tensor
 from . import im2col as columns
+from .autocast import state as autocast_state
+from .autocast import to_autocast_dtype
 
 IntOrTuple = int | Sequence[int]
 
@@ -408,6 +410,8 @@ def _conv(
             f"Calculated padded input size per channel: {_fmt(padded, ' x ')}. Kernel size: "
             f"{_fmt(dilated, ' x ')}. Kernel size can't be greater than actual input size"
         )
+    if autocast_state.active:
+        input, weight, bias = to_autocast_dtype(input, weight, bias)
     return ConvNd.apply(input, weight, bias, stride, pads, dilation, groups, x.dim() == nd + 2)
 
 

@@ -8,6 +8,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_autocast_dtype
 from .constants import TENSOR_TYPES, dtype_name, not_a_tensor
 from .dims import normalize_dims
 from .elementwise import abs as _abs
@@ -71,6 +73,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     a_dim, b_dim = input._data.dim(), other._data.dim()
     if a_dim == 0 or b_dim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a_dim}D and {b_dim}D")
+    if autocast_state.active:
+        input, other = to_autocast_dtype(input, other)
     return MatMul.apply(input, other)
 
 

@@ -12,6 +12,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_autocast_dtype
 from .constants import TENSOR_TYPES, not_a_tensor
 from .shape import squeeze, unsqueeze
 
@@ -84,4 +86,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_features} and {weight_in}x{out_features})"
         )
+    if autocast_state.active:
+        input, weight, bias = to_autocast_dtype(input, weight, bias)
     return Linear.apply(input, weight, bias)

@@ -18,6 +18,8 @@ import torch.nn.functional as torch_functional
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32
 from .constants import TENSOR_TYPES, dtype_name, not_a_tensor
 
 aten = torch.ops.aten
@@ -150,6 +152,8 @@ def nll_loss(
     reduction_enum = _reduction(reduction)
     _check_class_target(input, target)
     _not_differentiable(weight, "nll_loss_forward", "weight")
+    if autocast_state.active:
+        input, weight = to_float32(input, weight)
     return NLLLoss.apply(input, target, weight, reduction_enum, ignore_index)
 
 
@@ -271,6 +275,8 @@ def cross_entropy(
         return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction_enum, label_smoothing)
     _check_class_target(input, target)
     _not_differentiable(weight, "nll_loss_forward", "weight")
+    if autocast_state.active:
+        input, weight = to_float32(input, weight)
     return CrossEntropy.apply(input, target, weight, reduction_enum, ignore_index, label_smoothing)
 
 
@@ -354,6 +360,8 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     _check_tensors("mse_loss", input, target)
     reduction_enum = _reduction(reduction)
     _broadcast_pair(input, target)
+    if autocast_state.active:
+        input, target = to_float32(input, target)
     return MSELoss.apply(input, target, reduction_enum)
 
 
@@ -367,6 +375,8 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     _check_tensors("l1_loss", input, target)
     reduction_enum = _reduction(reduction)
     _broadcast_pair(input, target)
+    if autocast_state.active:
+        input, target = to_float32(input, target)
     return L1Loss.apply(input, target, reduction_enum)
 
 
@@ -437,4 +447,6 @@ def binary_cross_entropy_with_logits(
         raise ValueError(f"Target size ({target._data.shape}) must be the same as input size ({input._data.shape})")
     _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
     _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
+    if autocast_state.active:
+        input, target, weight, pos_weight = to_float32(input, target, weight, pos_weight)
     return BCEWithLogits.apply(input, target, weight, pos_weight, reduction_enum)

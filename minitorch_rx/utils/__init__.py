@@ -1,5 +1,5 @@
 """``minitorch_rx.utils``: PyTorch's ``torch.utils`` names that training code reaches through ``torch``."""
 
-from . import checkpoint
+from . import checkpoint, data
 
-__all__ = ["checkpoint"]
+__all__ = ["checkpoint", "data"]

@@ -277,11 +277,11 @@ def _leaves_reached(outputs: object) -> set[int]:
             continue
         seen.add(id(node))
         if isinstance(node, AccumulateGrad):
-            leaf = node.variable()
+            leaf = node.variable
             if leaf is not None:
                 reached.add(id(leaf))
         else:
-            pending.extend(node.next_functions)
+            pending.extend(parent for parent, _ in node.next_functions)
     return reached
 
 

@@ -1,0 +1,8 @@
+"""``minitorch_rx.nn.utils``: gradient clipping, parameters as one vector, and ``rnn``'s padding
+and packing of sequences, with ``torch.nn.utils``'s names and semantics."""
+
+from . import rnn
+from .clip_grad import clip_grad_norm_, clip_grad_value_
+from .convert_parameters import parameters_to_vector, vector_to_parameters
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "rnn", "vector_to_parameters"]

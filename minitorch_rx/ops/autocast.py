@@ -1,0 +1,50 @@
+"""Autocast's casts, recorded: inside ``mt.autocast`` the matrix products (``linear``, ``matmul``,
+convolutions) run in the autocast dtype and the losses in float32, as PyTorch's autocast lists say.
+
+PyTorch casts inside its dispatcher and records each cast in the graph; here an op casts its
+inputs with ``Tensor.to`` (a recorded op whose backward casts the gradient back) before it runs,
+so backward sees the dtypes forward used and every leaf's gradient comes back in the leaf's own
+dtype. As in PyTorch, only floating tensors on the autocast's device type are cast, and never
+float64. ``state.active`` maps each device type under autocast to its dtype (empty outside).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..autograd.tensor import Tensor
+
+
+class _AutocastState:
+    __slots__ = ("active",)
+
+    def __init__(self) -> None:
+        self.active: dict[str, torch.dtype] = {}
+
+
+state = _AutocastState()
+
+
+def _cast(t: object, dtype_of_device: dict[str, torch.dtype], fixed: torch.dtype | None) -> object:
+    data = t._data if isinstance(t, Tensor) else t
+    if not isinstance(data, torch.Tensor) or not data.is_floating_point() or data.dtype == torch.float64:
+        return t
+    dtype = dtype_of_device.get(data.device.type)
+    if dtype is None:
+        return t
+    dtype = fixed or dtype
+    if data.dtype == dtype:
+        return t
+    return t.to(dtype)
+
+
+def to_autocast_dtype(*tensors: object) -> tuple:
+    """``tensors`` (mt or torch tensors, or anything else) in the autocast dtype, where autocast applies."""
+    active = state.active
+    return tuple(_cast(t, active, None) for t in tensors)
+
+
+def to_float32(*tensors: object) -> tuple:
+    """``tensors`` in float32, where autocast applies (the ops PyTorch's autocast runs in float32)."""
+    active = state.active
+    return tuple(_cast(t, active, torch.float32) for t in tensors)
