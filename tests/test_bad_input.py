@@ -1817,6 +1817,146 @@ CASES = [
         "Invalid weight_decay value: -0.1",
     ),
     case(
+        "optim.RMSprop",
+        "a negative alpha",
+        lambda: optim.RMSprop(linear_params(), alpha=-1),
+        ValueError,
+        "Invalid alpha value: -1",
+    ),
+    case(
+        "optim.Adagrad",
+        "a negative lr_decay",
+        lambda: optim.Adagrad(linear_params(), lr_decay=-1),
+        ValueError,
+        "Invalid lr_decay value: -1",
+    ),
+    case(
+        "optim.Adadelta",
+        "rho above 1",
+        lambda: optim.Adadelta(linear_params(), rho=2),
+        ValueError,
+        "Invalid rho value: 2",
+    ),
+    case(
+        "optim.Adamax",
+        "beta1 of 1",
+        lambda: optim.Adamax(linear_params(), betas=(1.0, 0.9)),
+        ValueError,
+        "Invalid beta parameter at index 0: 1.0",
+    ),
+    case(
+        "optim.NAdam",
+        "a negative momentum_decay",
+        lambda: optim.NAdam(linear_params(), momentum_decay=-1),
+        ValueError,
+        "Invalid momentum_decay value: -1",
+    ),
+    case(
+        "optim.RAdam",
+        "a negative eps",
+        lambda: optim.RAdam(linear_params(), eps=-1),
+        ValueError,
+        "Invalid epsilon value: -1",
+    ),
+    case(
+        "optim.LBFGS",
+        "an unknown line search",
+        lambda: optim.LBFGS(linear_params(), line_search_fn="armijo"),
+        RuntimeError,
+        "only 'strong_wolfe' is supported",
+    ),
+    case(
+        "optim.LBFGS",
+        "two parameter groups",
+        lambda: optim.LBFGS([{"params": [leaf(2)]}, {"params": [leaf(2)]}]),
+        ValueError,
+        "LBFGS doesn't support per-parameter options (parameter groups)",
+    ),
+    case(
+        "lr_scheduler.LambdaLR",
+        "one lambda per group, miscounted",
+        lambda: lr_scheduler.LambdaLR(sgd(), [abs, abs]),
+        ValueError,
+        "Expected 1 lr_lambdas, but got 2",
+    ),
+    case(
+        "lr_scheduler.MultiplicativeLR",
+        "a number for lr_lambda",
+        lambda: lr_scheduler.MultiplicativeLR(sgd(), 0.9),
+        TypeError,
+        "lr_lambda should be a function, but got float",
+    ),
+    case(
+        "lr_scheduler.ConstantLR",
+        "a factor above 1",
+        lambda: lr_scheduler.ConstantLR(sgd(), factor=2),
+        ValueError,
+        "Constant multiplicative factor expected to be between 0 and 1.",
+    ),
+    case(
+        "lr_scheduler.PolynomialLR",
+        "no optimizer",
+        lambda: lr_scheduler.PolynomialLR(None),
+        TypeError,
+        NOT_AN_OPTIMIZER,
+    ),
+    case(
+        "lr_scheduler.CyclicLR",
+        "an unknown mode",
+        lambda: lr_scheduler.CyclicLR(sgd(), 0.1, 1.0, mode="sawtooth"),
+        ValueError,
+        "mode is invalid and scale_fn is None",
+    ),
+    case(
+        "lr_scheduler.CyclicLR",
+        "momentum cycling on an optimizer without momentum",
+        lambda: lr_scheduler.CyclicLR(optim.Adagrad(linear_params()), 0.1, 1.0),
+        ValueError,
+        "optimizer must support momentum or beta1 with `cycle_momentum` option enabled",
+    ),
+    case(
+        "lr_scheduler.CosineAnnealingWarmRestarts",
+        "T_0 of 0",
+        lambda: lr_scheduler.CosineAnnealingWarmRestarts(sgd(), T_0=0),
+        ValueError,
+        "Expected positive integer T_0, but got 0",
+    ),
+    case(
+        "lr_scheduler.CosineAnnealingWarmRestarts",
+        "a fractional T_mult",
+        lambda: lr_scheduler.CosineAnnealingWarmRestarts(sgd(), 2, T_mult=1.5),
+        ValueError,
+        "Expected integer T_mult >= 1, but got 1.5",
+    ),
+    case(
+        "lr_scheduler.SequentialLR",
+        "milestones miscounted",
+        lambda: (lambda o: lr_scheduler.SequentialLR(o, [lr_scheduler.StepLR(o, 2)], milestones=[3]))(sgd()),
+        ValueError,
+        "Sequential Schedulers expects number of schedulers provided to be one more than the number of milestone points, but got number of schedulers 1 and the number of milestones to be equal to 1",
+    ),
+    case(
+        "lr_scheduler.SequentialLR",
+        "a scheduler of another optimizer",
+        lambda: lr_scheduler.SequentialLR(sgd(), [lr_scheduler.StepLR(sgd(), 2)], milestones=[]),
+        ValueError,
+        "SequentialLR expects all schedulers to belong to the same optimizer",
+    ),
+    case(
+        "lr_scheduler.ChainedScheduler",
+        "no schedulers",
+        lambda: lr_scheduler.ChainedScheduler([]),
+        ValueError,
+        "ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.",
+    ),
+    case(
+        "lr_scheduler.ChainedScheduler",
+        "ReduceLROnPlateau",
+        lambda: lr_scheduler.ChainedScheduler([lr_scheduler.ReduceLROnPlateau(sgd())]),
+        ValueError,
+        "ChainedScheduler does not support `ReduceLROnPlateau` scheduler",
+    ),
+    case(
         "lr_scheduler.LRScheduler", "no optimizer", lambda: lr_scheduler.LRScheduler(None), TypeError, NOT_AN_OPTIMIZER
     ),
     case(
@@ -2115,7 +2255,7 @@ def public_entry_points() -> dict[str, object]:
         if inspect.isclass(obj) and issubclass(obj, optim.Optimizer):
             points[f"optim.{name}"] = obj
     for name, obj in vars(lr_scheduler).items():
-        if inspect.isclass(obj) and obj.__module__ == lr_scheduler.__name__ and "LR" in name:
+        if inspect.isclass(obj) and issubclass(obj, lr_scheduler.LRScheduler):
             points[f"lr_scheduler.{name}"] = obj
     for name, obj in vars(init).items():
         if not name.startswith("_") and inspect.isfunction(obj) and obj.__module__ == init.__name__:
