@@ -7,6 +7,7 @@ from ..ops.activation import (
     elu,
     gelu,
     glu,
+    gumbel_softmax,
     leaky_relu,
     log_softmax,
     logsigmoid,
@@ -24,9 +25,28 @@ from ..ops.activation import (
     tanhshrink,
 )
 from ..ops.conv import conv1d, conv2d, conv3d, fold, im2col, unfold
+from ..ops.ctc import ctc_loss
+from ..ops.distance import cosine_similarity, normalize, pairwise_distance
 from ..ops.dropout import dropout
 from ..ops.linear import linear
 from ..ops.loss import binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss
+from ..ops.loss_margin import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    triplet_margin_loss,
+)
+from ..ops.loss_pointwise import (
+    binary_cross_entropy,
+    gaussian_nll_loss,
+    huber_loss,
+    kl_div,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+)
 from ..ops.norm import batch_norm, layer_norm
 from ..ops.pad import pad
 from ..ops.piecewise import (
@@ -62,35 +82,50 @@ __all__ = [
     "avg_pool2d",
     "avg_pool3d",
     "batch_norm",
+    "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
     "conv1d",
     "conv2d",
     "conv3d",
+    "cosine_embedding_loss",
+    "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "elu",
     "fold",
+    "gaussian_nll_loss",
     "gelu",
     "glu",
+    "gumbel_softmax",
     "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
+    "hinge_embedding_loss",
+    "huber_loss",
     "im2col",
+    "kl_div",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
     "log_softmax",
     "logsigmoid",
+    "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
     "max_pool3d",
     "mish",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
+    "normalize",
     "pad",
+    "pairwise_distance",
+    "poisson_nll_loss",
     "prelu",
     "relu",
     "relu6",
@@ -98,6 +133,8 @@ __all__ = [
     "selu",
     "sigmoid",
     "silu",
+    "smooth_l1_loss",
+    "soft_margin_loss",
     "softmax",
     "softmin",
     "softplus",
@@ -107,5 +144,6 @@ __all__ = [
     "tanh",
     "tanhshrink",
     "threshold",
+    "triplet_margin_loss",
     "unfold",
 ]

@@ -425,3 +425,26 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     half = size // 2
     lead = (slice(None),) * dim
     return input[(*lead, slice(0, half))] * Sigmoid.apply(input[(*lead, slice(half, size))])
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A sample from the Gumbel-softmax (concrete) distribution over ``dim``: ``softmax((logits + g) / tau)``
+    with ``g`` Gumbel noise drawn from torch's generator (the same draws as PyTorch after the same
+    seed). ``hard=True`` returns the one-hot of the sample's argmax, with the soft sample's gradient
+    (straight-through: ``y_hard - y_soft.detach() + y_soft``). ``eps`` is unused, as in PyTorch.
+
+    >>> import minitorch_rx as mt
+    >>> sample = gumbel_softmax(mt.zeros(2, 3), hard=True)
+    >>> sample.sum(1).tolist()
+    [1.0, 1.0]
+    """
+    _check("gumbel_softmax", logits)
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -torch.empty_like(logits._data, memory_format=torch.legacy_contiguous_format).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft._data.argmax(dim, keepdim=True)
+    y_hard = torch.zeros_like(logits._data, memory_format=torch.legacy_contiguous_format).scatter_(dim, index, 1.0)
+    return Tensor._make(y_hard, None) - y_soft.detach() + y_soft
