@@ -40,12 +40,12 @@ from .activation import (
     Threshold,
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
-from .containers import ModuleDict, ModuleList, Sequential
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout import Dropout
-from .flatten import Flatten
-from .linear import Dense, Identity, Linear
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .flatten import Flatten, Unflatten
+from .linear import Bilinear, Dense, Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -69,6 +69,7 @@ from .loss import (
 )
 from .module import Module
 from .normalization import LayerNorm
+from .parallel import DataParallel
 from .parameter import Parameter
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -88,6 +89,7 @@ __all__ = [
     "AdaptiveAvgPool2d",
     "AdaptiveAvgPool3d",
     "AdaptiveMaxPool2d",
+    "AlphaDropout",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
@@ -96,6 +98,7 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
     "BatchNorm3d",
+    "Bilinear",
     "CELU",
     "CTCLoss",
     "Conv1d",
@@ -104,9 +107,14 @@ __all__ = [
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
+    "DataParallel",
     "Dense",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
     "ELU",
+    "FeatureAlphaDropout",
     "Flatten",
     "GELU",
     "GLU",
@@ -140,6 +148,8 @@ __all__ = [
     "PReLU",
     "PairwiseDistance",
     "Parameter",
+    "ParameterDict",
+    "ParameterList",
     "PoissonNLLLoss",
     "RReLU",
     "ReLU",
@@ -160,6 +170,7 @@ __all__ = [
     "Tanhshrink",
     "Threshold",
     "TripletMarginLoss",
+    "Unflatten",
     "functional",
     "init",
     "parallel",

@@ -27,8 +27,8 @@ from ..ops.activation import (
 from ..ops.conv import conv1d, conv2d, conv3d, fold, im2col, unfold
 from ..ops.ctc import ctc_loss
 from ..ops.distance import cosine_similarity, normalize, pairwise_distance
-from ..ops.dropout import dropout
-from ..ops.linear import linear
+from ..ops.dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
+from ..ops.linear import bilinear, linear
 from ..ops.loss import binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss
 from ..ops.loss_margin import (
     cosine_embedding_loss,
@@ -78,10 +78,12 @@ __all__ = [
     "adaptive_avg_pool2d",
     "adaptive_avg_pool3d",
     "adaptive_max_pool2d",
+    "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
     "batch_norm",
+    "bilinear",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
@@ -93,7 +95,11 @@ __all__ = [
     "cross_entropy",
     "ctc_loss",
     "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
     "elu",
+    "feature_alpha_dropout",
     "fold",
     "gaussian_nll_loss",
     "gelu",
