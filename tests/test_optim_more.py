@@ -183,3 +183,30 @@ def test_lbfgs_refuses_parameter_groups():
     a, b = mt.zeros(2, requires_grad=True), mt.zeros(2, requires_grad=True)
     with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):
         optim.LBFGS([{"params": [a]}, {"params": [b]}])
+
+
+def test_lbfgs_state_dict_moves_between_torch_and_minitorch():
+    theirs, ours = _rosenbrock_twins()
+    torch_opt = torch.optim.LBFGS([theirs], lr=0.5, max_iter=4, history_size=3, line_search_fn="strong_wolfe")
+    our_opt = optim.LBFGS([ours], lr=0.5, max_iter=4, history_size=3, line_search_fn="strong_wolfe")
+
+    def closure_for(opt, w):
+        def closure():
+            opt.zero_grad()
+            loss = _rosenbrock(w)
+            loss.backward()
+            return loss
+
+        return closure
+
+    for _ in range(2):
+        torch_opt.step(closure_for(torch_opt, theirs))
+        our_opt.step(closure_for(our_opt, ours))
+    torch_sd, our_sd = copy.deepcopy(torch_opt.state_dict()), copy.deepcopy(our_opt.state_dict())
+    assert sorted(our_sd["state"][0]) == sorted(torch_sd["state"][0])
+    torch_opt.load_state_dict(our_sd)
+    our_opt.load_state_dict(torch_sd)
+    for _ in range(3):
+        torch_opt.step(closure_for(torch_opt, theirs))
+        our_opt.step(closure_for(our_opt, ours))
+        torch.testing.assert_close(ours.torch(), theirs.detach(), atol=1e-10, rtol=1e-10)
