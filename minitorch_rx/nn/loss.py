@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..autograd.tensor import Tensor
+from ..ops.loss_pointwise import legacy_reduction
 from . import functional as F
 from .module import Module
 
@@ -97,18 +98,9 @@ class BCEWithLogitsLoss(_Loss):
         )
 
 
-def _reduction_of(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
-    """PyTorch's legacy ``size_average``/``reduce`` pair turned into a ``reduction`` (with its warning)."""
-    if size_average is None and reduce is None:
-        return reduction
-    from torch.nn import _reduction as torch_reduction
-
-    return torch_reduction.legacy_get_string(size_average, reduce)
-
-
 class _LegacyLoss(_Loss):
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean") -> None:
-        super().__init__(_reduction_of(size_average, reduce, reduction))
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
 
 
 class _WeightedLoss(_LegacyLoss):

@@ -13,6 +13,7 @@ import math
 import warnings
 
 import torch
+from torch.nn import _reduction as torch_reduction
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
@@ -44,8 +45,6 @@ def legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: 
     (with PyTorch's deprecation warning)."""
     if size_average is None and reduce is None:
         return reduction
-    from torch.nn import _reduction as torch_reduction
-
     return torch_reduction.legacy_get_string(size_average, reduce)
 
 
