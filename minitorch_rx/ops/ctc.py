@@ -36,6 +36,14 @@ def _shift(values: torch.Tensor, by: int) -> torch.Tensor:
     return out
 
 
+def _logsumexp3(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    """``log(exp(a) + exp(b) + exp(c))`` elementwise, -inf where all three are (a few elementwise
+    kernels: ``torch.logsumexp`` over a stacked dim costs far more at these sizes)."""
+    top = torch.maximum(torch.maximum(a, b), c)
+    top = top.masked_fill(torch.isinf(top), 0.0)
+    return ((a - top).exp_() + (b - top).exp_() + (c - top).exp_()).log_() + top
+
+
 def _extended(targets: torch.Tensor, blank: int) -> tuple[torch.Tensor, torch.Tensor]:
     """The extended label sequences ``(N, 2S + 1)`` (blank, l1, blank, l2, ..., blank) and the
     mask of positions that may be reached by skipping a blank (a label unlike the one two back)."""
@@ -54,7 +62,7 @@ def _alpha(lp_ext: torch.Tensor, skip: torch.Tensor) -> torch.Tensor:
     for t in range(1, steps):
         previous = alpha[t - 1]
         skipped = _shift(previous, 2).masked_fill(~skip, NEG_INF)
-        alpha[t] = torch.logsumexp(torch.stack([previous, _shift(previous, 1), skipped]), 0) + lp_ext[t]
+        alpha[t] = _logsumexp3(previous, _shift(previous, 1), skipped) + lp_ext[t]
     return alpha
 
 
@@ -74,7 +82,7 @@ def _beta(lp_ext, skip, input_lengths, last, last_label):
         else:
             following = beta[t + 1]
             skipped = _shift(following, -2).masked_fill(~skip_from, NEG_INF)
-            step = torch.logsumexp(torch.stack([following, _shift(following, -1), skipped]), 0) + lp_ext[t]
+            step = _logsumexp3(following, _shift(following, -1), skipped) + lp_ext[t]
         is_last = (input_lengths == t + 1).unsqueeze(1)
         inside = (input_lengths > t + 1).unsqueeze(1)
         beta[t] = torch.where(is_last, start, torch.where(inside, step, NEG_INF))
