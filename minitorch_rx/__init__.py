@@ -47,11 +47,13 @@ from .creation import (
     zeros_like,
 )
 from .ops.activation import (
+    celu,
     elu,
     gelu,
     leaky_relu,
     log_softmax,
     relu,
+    selu,
     sigmoid,
     silu,
     softmax,
@@ -59,6 +61,7 @@ from .ops.activation import (
     swish,
     tanh,
 )
+from .ops.distance import cosine_similarity, pairwise_distance
 from .ops.elementwise import (
     abs,
     add,
@@ -78,6 +81,8 @@ from .ops.elementwise import (
     where,
 )
 from .ops.linalg import dot, matmul
+from .ops.linear import bilinear
+from .ops.piecewise import hardshrink, prelu, rrelu, threshold
 from .ops.reduce import amax, amin, argmax, argmin, logsumexp, max, mean, min, std, sum, var
 from .ops.shape import (
     cat,

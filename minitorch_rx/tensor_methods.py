@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .autograd.tensor import Tensor
-from .ops import activation, elementwise, inplace, linalg, reduce, shape
+from .ops import activation, elementwise, inplace, linalg, piecewise, reduce, shape
 
 
 def _compare(torch_op):
@@ -98,6 +98,8 @@ METHODS = {
     "tanh": activation.tanh,
     "softmax": activation.softmax,
     "log_softmax": activation.log_softmax,
+    "hardshrink": piecewise.hardshrink,
+    "prelu": piecewise.prelu,
     # in place
     "add_": _inplace(elementwise.add, "add_"),
     "sub_": _inplace(elementwise.sub, "sub_"),

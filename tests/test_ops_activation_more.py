@@ -209,3 +209,46 @@ def test_rrelu_module_is_random_in_training_and_mean_slope_in_eval():
     slopes = -module(x).torch()
     assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and slopes.std() > 0.01
     assert torch.allclose(-module.eval()(x).torch(), torch.full((1000,), 0.2, dtype=torch.float64))
+
+
+# ------------------------------------------------------------- torch's top-level names and methods
+TOP_LEVEL = {
+    "selu": ((3, 4),),
+    "celu": ((3, 4), 0.5),
+    "prelu": ((3, 4), "weight"),
+    "rrelu": ((3, 4), 0.2, 0.4),
+    "threshold": ((3, 4), 0.1, -1.0),
+    "hardshrink": ((3, 4), 0.3),
+    "cosine_similarity": ((3, 4), (3, 4)),
+    "pairwise_distance": ((3, 4), (1, 4)),
+    "bilinear": ((3, 2), (3, 4), (5, 2, 4)),
+}
+
+
+def _top_level_inputs(name):
+    generator = torch.Generator().manual_seed(0)
+    tensors, params = [], []
+    for arg in TOP_LEVEL[name]:
+        if isinstance(arg, tuple):
+            tensors.append(_away_from_kinks(torch.randn(*arg, dtype=torch.float64, generator=generator) * 2))
+        elif arg == "weight":
+            tensors.append(torch.rand(4, dtype=torch.float64, generator=generator))
+        else:
+            params.append(arg)
+    return tensors, params
+
+
+@pytest.mark.parametrize("name", TOP_LEVEL)
+def test_top_level_name_matches_torchs(name):
+    tensors, params = _top_level_inputs(name)
+    compare_with_torch(lambda *t: getattr(mt, name)(*t, *params), lambda *t: getattr(torch, name)(*t, *params), tensors)
+
+
+@pytest.mark.parametrize(("name", "args"), [("hardshrink", (0.3,)), ("prelu", ())])
+def test_tensor_method_matches_torchs(name, args):
+    x = _away_from_kinks(torch.randn(3, 4, dtype=torch.float64) * 2)
+    weight = torch.rand(4, dtype=torch.float64)
+    extra = [weight] if name == "prelu" else []
+    compare_with_torch(
+        lambda t, *w: getattr(t, name)(*w, *args), lambda t, *w: getattr(t, name)(*w, *args), [x, *extra]
+    )
