@@ -102,11 +102,13 @@ from .legacy import (
     ShortTensor,
 )
 from .ops.activation import (
+    celu,
     elu,
     gelu,
     leaky_relu,
     log_softmax,
     relu,
+    selu,
     sigmoid,
     silu,
     softmax,
@@ -154,6 +156,10 @@ from .ops.diagonal import (
     tril,
     triu,
 )
+from .ops.distance import (
+    cosine_similarity,
+    pairwise_distance,
+)
 from .ops.elementwise import (
     abs,
     add,
@@ -190,7 +196,21 @@ from .ops.index import (
     take,
     take_along_dim,
 )
-from .ops.linalg import addmm, baddbmm, bmm, cdist, dot, einsum, matmul, mm, norm, outer
+from .ops.linalg import (
+    addmm,
+    baddbmm,
+    bmm,
+    cdist,
+    dot,
+    einsum,
+    matmul,
+    mm,
+    norm,
+    outer,
+)
+from .ops.linear import (
+    bilinear,
+)
 from .ops.math import (
     acos,
     acosh,
@@ -235,8 +255,32 @@ from .ops.math import (
     tan,
     trunc,
 )
-from .ops.reduce import amax, amin, argmax, argmin, logsumexp, max, mean, median, min, mode, prod, std, sum, var
-from .ops.scan import cumprod, cumsum
+from .ops.piecewise import (
+    hardshrink,
+    prelu,
+    rrelu,
+    threshold,
+)
+from .ops.reduce import (
+    amax,
+    amin,
+    argmax,
+    argmin,
+    logsumexp,
+    max,
+    mean,
+    median,
+    min,
+    mode,
+    prod,
+    std,
+    sum,
+    var,
+)
+from .ops.scan import (
+    cumprod,
+    cumsum,
+)
 from .ops.shape import (
     atleast_1d,
     atleast_2d,

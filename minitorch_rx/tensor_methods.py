@@ -19,6 +19,7 @@ from .ops import (
     inplace,
     linalg,
     math,
+    piecewise,
     recorded,
     reduce,
     scan,
@@ -200,6 +201,8 @@ METHODS = {
     "tanh": activation.tanh,
     "softmax": activation.softmax,
     "log_softmax": activation.log_softmax,
+    "hardshrink": piecewise.hardshrink,
+    "prelu": piecewise.prelu,
     # in place
     "add_": _inplace(elementwise.add, "add_"),
     "sub_": _inplace(elementwise.sub, "sub_"),

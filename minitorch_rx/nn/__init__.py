@@ -12,30 +12,103 @@ import sys
 from .. import init
 from . import functional, parallel, utils
 from .activation import (
+    CELU,
     ELU,
     GELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
     LeakyReLU,
+    LogSigmoid,
     LogSoftmax,
+    Mish,
+    PReLU,
     ReLU,
+    ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
+    Softmin,
     Softplus,
+    Softshrink,
+    Softsign,
     Swish,
     Tanh,
+    Tanhshrink,
+    Threshold,
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
-from .containers import ModuleDict, ModuleList, Sequential
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d
-from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .dropout import Dropout
-from .flatten import Flatten
-from .fold import Fold, Unfold
-from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .linear import Dense, Identity, Linear
-from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
-from .module import Module
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
+from .conv_transpose import (
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
+from .distance import (
+    CosineSimilarity,
+    PairwiseDistance,
+)
+from .dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
+from .flatten import (
+    Flatten,
+    Unflatten,
+)
+from .fold import (
+    Fold,
+    Unfold,
+)
+from .instancenorm import (
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+)
+from .linear import (
+    Bilinear,
+    Dense,
+    Identity,
+    Linear,
+)
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    CrossEntropyLoss,
+    CTCLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MSELoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    NLLLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)
+from .module import (
+    Module,
+)
+from .normalization import (
+    GroupNorm,
+    LayerNorm,
+    LocalResponseNorm,
+)
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -52,6 +125,9 @@ from .padding import (
     ZeroPad1d,
     ZeroPad2d,
     ZeroPad3d,
+)
+from .parallel import (
+    DataParallel,
 )
 from .parameter import Parameter
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
@@ -81,21 +157,24 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 sys.modules[f"{__name__}.init"] = init
 
 __all__ = [
-    "ELU",
-    "GELU",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
     "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
+    "AlphaDropout",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
+    "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
     "BatchNorm3d",
+    "Bilinear",
+    "CELU",
+    "CTCLoss",
     "CircularPad1d",
     "CircularPad2d",
     "CircularPad3d",
@@ -108,16 +187,34 @@ __all__ = [
     "ConvTranspose1d",
     "ConvTranspose2d",
     "ConvTranspose3d",
+    "CosineEmbeddingLoss",
+    "CosineSimilarity",
     "CrossEntropyLoss",
+    "DataParallel",
     "Dense",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "ELU",
+    "FeatureAlphaDropout",
     "Flatten",
     "Fold",
+    "GELU",
+    "GLU",
+    "GaussianNLLLoss",
     "GroupNorm",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "HingeEmbeddingLoss",
+    "HuberLoss",
     "Identity",
     "InstanceNorm1d",
     "InstanceNorm2d",
     "InstanceNorm3d",
+    "KLDivLoss",
     "L1Loss",
     "LPPool1d",
     "LPPool2d",
@@ -126,35 +223,57 @@ __all__ = [
     "LeakyReLU",
     "Linear",
     "LocalResponseNorm",
+    "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
+    "MarginRankingLoss",
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
     "MaxUnpool1d",
     "MaxUnpool2d",
     "MaxUnpool3d",
+    "Mish",
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
     "NLLLoss",
+    "PReLU",
+    "PairwiseDistance",
     "Parameter",
+    "ParameterDict",
+    "ParameterList",
     "PixelShuffle",
     "PixelUnshuffle",
+    "PoissonNLLLoss",
+    "RReLU",
     "ReLU",
+    "ReLU6",
     "ReflectionPad1d",
     "ReflectionPad2d",
     "ReflectionPad3d",
     "ReplicationPad1d",
     "ReplicationPad2d",
     "ReplicationPad3d",
+    "SELU",
     "Sequential",
     "SiLU",
     "Sigmoid",
+    "SmoothL1Loss",
+    "SoftMarginLoss",
     "Softmax",
+    "Softmin",
     "Softplus",
+    "Softshrink",
+    "Softsign",
     "Swish",
     "Tanh",
+    "Tanhshrink",
+    "Threshold",
+    "TripletMarginLoss",
+    "Unflatten",
     "Unfold",
     "Upsample",
     "UpsamplingBilinear2d",

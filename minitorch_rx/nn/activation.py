@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import warnings
 
+import torch
+
+from .. import init as init_
 from ..autograd.tensor import Tensor
 from . import functional as F
 from .module import Module
+from .parameter import Parameter
 
 
 class _InplaceFlag(Module):
@@ -158,3 +162,195 @@ class LogSoftmax(_SoftmaxNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self._dim(input, "log_softmax"))
+
+
+def _inplace_suffix(inplace: bool) -> str:
+    return ", inplace=True" if inplace else ""
+
+
+class Hardtanh(Module):
+    """``x`` clamped to ``[min_val, max_val]``."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError("min_val cannot be greater than max_val")
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + _inplace_suffix(self.inplace)
+
+
+class ReLU6(Hardtanh):
+    """``min(max(x, 0), 6)``."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class PReLU(Module):
+    """``x`` where ``x > 0``, ``weight * x`` elsewhere, with a learned ``weight`` of
+    ``num_parameters`` slopes (1, shared, or one per input channel), each starting at ``init``."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(torch.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init_.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class SELU(_InplaceFlag):
+    """``scale * elu(x, alpha)`` with the self-normalizing constants."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+
+class CELU(Module):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + _inplace_suffix(self.inplace)
+
+
+class Mish(_InplaceFlag):
+    """``x * tanh(softplus(x))``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input, self.inplace)
+
+
+class Hardswish(_InplaceFlag):
+    """``x * relu6(x + 3) / 6``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(_InplaceFlag):
+    """``relu6(x + 3) / 6``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Softsign(Module):
+    """``x / (1 + |x|)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``, computed stably."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class Softmin(_SoftmaxNd):
+    """``softmax(-x)`` along ``dim``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self._dim(input, "softmin"))
+
+
+class Threshold(Module):
+    """``x`` where ``x > threshold``, ``value`` elsewhere."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + _inplace_suffix(self.inplace)
+
+
+class GLU(Module):
+    """``a * sigmoid(b)`` for ``a, b`` the halves of the input along ``dim``."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softshrink(Module):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(Softshrink):
+    """``x`` where ``|x| > lambd``, 0 elsewhere."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: in training a random slope in ``[lower, upper]`` per negative
+    element; in evaluation the mean slope ``(lower + upper) / 2``."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + _inplace_suffix(self.inplace)

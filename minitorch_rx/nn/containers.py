@@ -1,4 +1,5 @@
-"""Containers: ``Sequential``, ``ModuleList`` and ``ModuleDict``, as PyTorch's."""
+"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList`` and ``ParameterDict``,
+as PyTorch's."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
 from typing import Any
 
+import torch
+
+from ..autograd.tensor import Tensor
 from .module import Module, _addindent
+from .parameter import Parameter
 
 
 class Sequential(Module):
@@ -252,3 +257,186 @@ class ModuleDict(Module):
             if len(pair) != 2:
                 raise ValueError(f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required")
             self[pair[0]] = pair[1]
+
+
+def _as_parameter(value: Any) -> Any:
+    """Tensors become ``Parameter``s (sharing memory), as PyTorch's parameter containers do."""
+    if isinstance(value, (Tensor, torch.Tensor)) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+def _describe(value: Any, type_name: str) -> str:
+    """One line of a parameter container's repr."""
+    if isinstance(value, (Tensor, torch.Tensor)):
+        size = "x".join(str(s) for s in value.shape)
+        device = f" ({value.device})" if value.device.type == "cuda" else ""
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        return f"{kind} containing: [{type_name} of size {size}{device}]"
+    return f"Object of type: {type(value).__name__}"
+
+
+class ParameterList(Module):
+    """A list of parameters, registered as ``'0'``, ``'1'``, ... (so a module's state dict holds
+    them as ``name.0``, ``name.1``); tensors put in become ``Parameter``s.
+
+    >>> import minitorch_rx as mt, minitorch_rx.nn as nn
+    >>> params = nn.ParameterList([nn.Parameter(mt.ones(2)), mt.zeros(3)])
+    >>> [type(p).__name__ for p in params], list(params.state_dict())
+    (['Parameter', 'Parameter'], ['0', '1'])
+    """
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _index(self, idx: int) -> int:
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return idx % len(self)
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return self.__class__(self[i] for i in range(len(self))[idx])
+        return getattr(self, str(self._index(idx)))
+
+    def __setitem__(self, idx: int, param: Any) -> None:
+        setattr(self, str(self._index(idx)), _as_parameter(param))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
+        return self.extend(parameters)
+
+    def append(self, value: Any) -> ParameterList:
+        """Add ``value`` at the end; returns self."""
+        index = len(self)
+        self._size += 1
+        self[index] = value
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        """Append every value of ``values``; returns self."""
+        if not isinstance(values, Iterable) or isinstance(values, (Tensor, torch.Tensor)):
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(
+            f"  ({i}): {_describe(p, str(p.dtype) if hasattr(p, 'dtype') else '')}" for i, p in enumerate(self)
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters, registered under their keys (``name.key`` in a module's state
+    dict); tensors put in become ``Parameter``s. A plain ``dict`` is taken in sorted key order, an
+    ``OrderedDict`` (or another ParameterDict) in its own order, as PyTorch's.
+
+    >>> import minitorch_rx as mt, minitorch_rx.nn as nn
+    >>> params = nn.ParameterDict({"b": mt.ones(2), "a": mt.zeros(1)})
+    >>> list(params.keys()), list(params.state_dict())
+    (['a', 'b'], ['a', 'b'])
+    """
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"attribute name should be a string. Got {torch.typename(key)}")
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def keys(self) -> Iterable[str]:
+        return self._keys.keys()
+
+    def items(self) -> Iterable[tuple[str, Any]]:
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self) -> Iterable[Any]:
+        return (self[k] for k in self._keys)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def pop(self, key: str) -> Any:
+        value = self[key]
+        del self[key]
+        return value
+
+    def clear(self) -> None:
+        for key in list(self._keys):
+            del self[key]
+
+    def update(self, parameters: Any) -> None:
+        """Add the key/value pairs of a mapping or an iterable of pairs."""
+        if not isinstance(parameters, Iterable):
+            raise TypeError(
+                "ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                + type(parameters).__name__
+            )
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs = list(parameters.items())
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())
+        else:
+            pairs = []
+            for j, pair in enumerate(parameters):
+                if not isinstance(pair, Iterable):
+                    raise TypeError(
+                        f"ParameterDict update sequence element #{j} should be Iterable; is {type(pair).__name__}"
+                    )
+                pair = tuple(pair)
+                if len(pair) != 2:
+                    raise ValueError(
+                        f"ParameterDict update sequence element #{j} has length {len(pair)}; 2 is required"
+                    )
+                pairs.append(pair)
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        lines = []
+        for key, value in self.items():
+            type_name = value.type() if isinstance(value, (Tensor, torch.Tensor)) else ""
+            lines.append(f"  ({key}): {_describe(value, type_name)}")
+        return "\n".join(lines)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")

@@ -77,3 +77,44 @@ def reset_weight_and_bias(weight: Parameter, bias: Parameter | None) -> None:
         fan_in, _ = _calculate_fan_in_and_fan_out(weight)
         bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
         init.uniform_(bias, -bound, bound)
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b`` with ``weight`` ``[out_features, in1_features, in2_features]`` and
+    ``bias`` ``[out_features]``, both from ``U(-1/sqrt(in1_features), 1/sqrt(in1_features))``
+    (weight first, as PyTorch draws them)."""
+
+    def __init__(
+        self,
+        in1_features: int,
+        in2_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(torch.empty(out_features, in1_features, in2_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(torch.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )

@@ -3,6 +3,8 @@ measured here, ``threshold_backward`` is 7x faster than a masked multiply for Re
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from ..autograd.function import Function
@@ -162,6 +164,85 @@ class LogSoftmax(Function):
         return aten._log_softmax_backward_data(grad, y, ctx.dim, y.dtype), None
 
 
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+class SELU(Function):
+    """``scale * elu(x, alpha)`` with the self-normalizing constants."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.selu(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * (x.exp() * (SELU_SCALE * SELU_ALPHA)).where(x <= 0, SELU_SCALE)
+
+
+class CELU(Function):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+
+    @staticmethod
+    def forward(ctx, x, alpha):
+        ctx.save_for_backward(x)
+        ctx.alpha = alpha
+        return torch.celu(x, alpha)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * (x / ctx.alpha).exp().where(x <= 0, 1.0), None
+
+
+class Mish(Function):
+    """``x * tanh(softplus(x))``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.nn.functional.mish(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        if not isinstance(grad, Tensor):
+            return aten.mish_backward(grad, x)
+        tanh_softplus = softplus(x).tanh()
+        return grad * (tanh_softplus + x * x.sigmoid() * (1 - tanh_softplus * tanh_softplus))
+
+
+class LogSigmoid(Function):
+    """``log(sigmoid(x))``, computed stably; its derivative is ``sigmoid(-x)``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.nn.functional.logsigmoid(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * (-x).sigmoid()
+
+
+class Softsign(Function):
+    """``x / (1 + |x|)``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x / (1 + x.abs())
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        denominator = x.abs() + 1
+        return grad / (denominator * denominator)
+
+
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return overwrite(input, relu) if inplace else ReLU.apply(input)
 
@@ -202,13 +283,168 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return Softplus.apply(input, beta, threshold)
 
 
-def softmax(input: Tensor, dim: int) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("softmax", input)
-    return Softmax.apply(input, normalize_dim(dim, input._data.dim()))
+def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """PyTorch's legacy choice when no ``dim`` is given (with its deprecation warning)."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
 
 
-def log_softmax(input: Tensor, dim: int) -> Tensor:
+def _softmax_input(name: str, input: Tensor, dim: int | None, stacklevel: int, dtype: torch.dtype | None):
+    """``(input cast to dtype, dim normalized)`` for the softmax family."""
     if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("log_softmax", input)
-    return LogSoftmax.apply(input, normalize_dim(dim, input._data.dim()))
+        raise not_a_tensor(name, input)
+    if dim is None:
+        dim = _implicit_dim(name, input._data.dim(), stacklevel + 1)
+    if dtype is not None:
+        input = input.to(dtype)
+    return input, normalize_dim(dim, input._data.dim())
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: torch.dtype | None = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim``; ``dtype`` casts the input first (as PyTorch, to
+    avoid overflow in half precision).
+
+    >>> import minitorch_rx as mt
+    >>> softmax(mt.tensor([0.0, 0.0]), 0).tolist()
+    [0.5, 0.5]
+    """
+    input, dim = _softmax_input("softmax", input, dim, _stacklevel, dtype)
+    return Softmax.apply(input, dim)
+
+
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: torch.dtype | None = None
+) -> Tensor:
+    """``log(softmax(x))`` along ``dim``, computed stably; ``dtype`` casts the input first."""
+    input, dim = _softmax_input("log_softmax", input, dim, _stacklevel, dtype)
+    return LogSoftmax.apply(input, dim)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: torch.dtype | None = None) -> Tensor:
+    """``softmax(-x)`` along ``dim``.
+
+    >>> import minitorch_rx as mt
+    >>> [round(v, 4) for v in softmin(mt.tensor([0.0, 1.0]), 0).tolist()]
+    [0.7311, 0.2689]
+    """
+    input, dim = _softmax_input("softmin", input, dim, _stacklevel, dtype)
+    return Softmax.apply(-input, dim)
+
+
+def _check(function: str, input: object) -> None:
+    if not isinstance(input, TENSOR_TYPES):
+        raise not_a_tensor(function, input)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))``, alpha = 1.6733, scale = 1.0507.
+
+    >>> import minitorch_rx as mt
+    >>> round(selu(mt.tensor([1.0])).item(), 4)
+    1.0507
+    """
+    _check("selu", input)
+    return overwrite(input, selu) if inplace else SELU.apply(input)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    >>> import minitorch_rx as mt
+    >>> celu(mt.tensor([2.0])).item()
+    2.0
+    """
+    _check("celu", input)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return overwrite(input, celu, alpha) if inplace else CELU.apply(input, alpha)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``.
+
+    >>> import minitorch_rx as mt
+    >>> round(mish(mt.tensor([1.0])).item(), 4)
+    0.8651
+    """
+    _check("mish", input)
+    return overwrite(input, mish) if inplace else Mish.apply(input)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(1 / (1 + exp(-x)))``, finite for inputs of any size.
+
+    >>> import minitorch_rx as mt
+    >>> logsigmoid(mt.tensor([-1000.0])).item()
+    -1000.0
+    """
+    _check("logsigmoid", input)
+    return LogSigmoid.apply(input)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``.
+
+    >>> import minitorch_rx as mt
+    >>> softsign(mt.tensor([1.0, -3.0])).tolist()
+    [0.5, -0.75]
+    """
+    _check("softsign", input)
+    return Softsign.apply(input)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``.
+
+    >>> import minitorch_rx as mt
+    >>> tanhshrink(mt.tensor([0.0])).item()
+    0.0
+    """
+    _check("tanhshrink", input)
+    return input - Tanh.apply(input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: ``a * sigmoid(b)`` for ``a, b`` the two halves of ``input`` along ``dim``.
+
+    >>> import minitorch_rx as mt
+    >>> glu(mt.tensor([2.0, 0.0])).item()
+    1.0
+    """
+    _check("glu", input)
+    dims = input._data.dim()
+    if dims == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = normalize_dim(dim, dims)
+    size = input._data.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
+    half = size // 2
+    lead = (slice(None),) * dim
+    return input[(*lead, slice(0, half))] * Sigmoid.apply(input[(*lead, slice(half, size))])
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A sample from the Gumbel-softmax (concrete) distribution over ``dim``: ``softmax((logits + g) / tau)``
+    with ``g`` Gumbel noise drawn from torch's generator (the same draws as PyTorch after the same
+    seed). ``hard=True`` returns the one-hot of the sample's argmax, with the soft sample's gradient
+    (straight-through: ``y_hard - y_soft.detach() + y_soft``). ``eps`` is unused, as in PyTorch.
+
+    >>> import minitorch_rx as mt
+    >>> sample = gumbel_softmax(mt.zeros(2, 3), hard=True)
+    >>> sample.sum(1).tolist()
+    [1.0, 1.0]
+    """
+    _check("gumbel_softmax", logits)
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -torch.empty_like(logits._data, memory_format=torch.legacy_contiguous_format).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft._data.argmax(dim, keepdim=True)
+    y_hard = torch.zeros_like(logits._data, memory_format=torch.legacy_contiguous_format).scatter_(dim, index, 1.0)
+    return Tensor._make(y_hard, None) - y_soft.detach() + y_soft

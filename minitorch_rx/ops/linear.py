@@ -89,3 +89,48 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if autocast_state.active:
         input, weight, bias = to_autocast_dtype(input, weight, bias)
     return Linear.apply(input, weight, bias)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``.
+
+    ``input1`` ``(*, in1)`` and ``input2`` ``(*, in2)`` share their leading dims; ``weight`` is
+    ``(out, in1, in2)``. Composed of a matmul, a product and a sum, so every input (weight and
+    bias included) gets its gradient. PyTorch's checks and wording.
+
+    >>> import minitorch_rx as mt
+    >>> bilinear(mt.ones(2, 3), mt.ones(2, 4), mt.ones(5, 3, 4)).shape
+    torch.Size([2, 5])
+    """
+    for position, (name, value) in enumerate((("input1", input1), ("input2", input2), ("weight", weight)), 1):
+        if not isinstance(value, TENSOR_TYPES):
+            raise not_a_tensor("bilinear", value, name, position)
+    dims1, dims2 = input1._data.dim(), input2._data.dim()
+    if dims1 != dims2:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {dims1} and {dims2}")
+    shape1, shape2, weight_shape = input1._data.shape, input2._data.shape, weight._data.shape
+    for a, b in zip(shape1[:-1], shape2[:-1], strict=True):
+        if a != b:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {a} and {b}")
+    if weight._data.dim() != 3:
+        raise RuntimeError(f"bilinear(): weight must be three-dimensional, got {weight._data.dim()}-D")
+    if shape1[-1] != weight_shape[1]:
+        raise RuntimeError(
+            f"bilinear(): input1 size does not match weight size: got {shape1[-1]} but expected {weight_shape[1]}"
+        )
+    if shape2[-1] != weight_shape[2]:
+        raise RuntimeError(
+            f"bilinear(): input2 size does not match weight size: got {shape2[-1]} but expected {weight_shape[2]}"
+        )
+    if bias is not None and bias.shape[0] != weight_shape[0]:
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {weight_shape[0]}"
+        )
+    out_features, in1, in2 = weight_shape
+    rows1, rows2 = input1.reshape(-1, in1), input2.reshape(-1, in2)
+    # (rows, in1) @ (in1, out * in2) -> (rows, out, in2), then contracted with input2
+    left = rows1.matmul(weight.permute(1, 0, 2).reshape(in1, out_features * in2)).reshape(-1, out_features, in2)
+    out = (left * rows2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(*shape1[:-1], out_features)

@@ -518,3 +518,28 @@ class ReduceLROnPlateau(LRScheduler):
         """Restore the attributes ``state_dict()`` returned."""
         super().load_state_dict(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
+
+
+# The other families live in files of their own; they are all reached through this module, as torch's.
+from .lr_chain import ChainedScheduler, SequentialLR  # noqa: E402
+from .lr_cyclic import CosineAnnealingWarmRestarts, CyclicLR  # noqa: E402
+from .lr_lambda import ConstantLR, LambdaLR, MultiplicativeLR, PolynomialLR  # noqa: E402
+
+__all__ = [
+    "ChainedScheduler",
+    "ConstantLR",
+    "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
+    "ExponentialLR",
+    "LRScheduler",
+    "LambdaLR",
+    "LinearLR",
+    "MultiStepLR",
+    "MultiplicativeLR",
+    "OneCycleLR",
+    "PolynomialLR",
+    "ReduceLROnPlateau",
+    "SequentialLR",
+    "StepLR",
+]

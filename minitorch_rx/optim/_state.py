@@ -1,0 +1,40 @@
+"""State helpers shared by the optimizers that keep torch's per-parameter ``step`` tensor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from .adam import _step_tensor
+
+__all__ = ["check_adam_arguments", "scalar_tensor", "steps_as_tensors"]
+
+
+def scalar_tensor(value: float) -> torch.Tensor:
+    """torch's non-capturable scalar state (``step``, ``mu_product``): float32 unless the default
+    dtype is float64."""
+    return _step_tensor(value)
+
+
+def steps_as_tensors(state: dict[Any, dict[str, Any]], names: tuple[str, ...] = ("step",)) -> None:
+    """Turn scalar entries a loaded (older or foreign) state dict holds as numbers into tensors."""
+    for entry in state.values():
+        for name in names:
+            value = entry.get(name)
+            if value is not None and not torch.is_tensor(value):
+                entry[name] = scalar_tensor(float(value))
+
+
+def check_adam_arguments(lr: float, eps: float, betas: tuple[float, float], weight_decay: float) -> None:
+    """torch's checks (and wording) of the arguments every Adam variant takes."""
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
