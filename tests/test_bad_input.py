@@ -1524,6 +1524,28 @@ CASES = [
         ValueError,
         "dropout probability has to be between 0 and 1, but got -0.1",
     ),
+    # ------------------------------------------------------- sequence models (issue 16)
+    case(
+        "nn.Embedding",
+        "a token id past the vocabulary",
+        lambda: nn.Embedding(10, 3)(mt.tensor([2, 10])),
+        IndexError,
+        "token id 10 is out of range for a vocabulary of size 10",
+    ),
+    case(
+        "F.embedding",
+        "float ids",
+        lambda: F.embedding(mt.tensor([1.0]), x(4, 2)),
+        RuntimeError,
+        "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got torch.FloatTensor instead",
+    ),
+    case(
+        "F.one_hot",
+        "a class id past num_classes",
+        lambda: F.one_hot(mt.tensor([0, 5]), 3),
+        RuntimeError,
+        "Class values must be smaller than num_classes: got class 5 for num_classes=3.",
+    ),
     case(
         "nn.Flatten",
         "a dim out of range",

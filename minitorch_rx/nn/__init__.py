@@ -44,6 +44,7 @@ from .pooling import (
     MaxPool2d,
     MaxPool3d,
 )
+from .sparse import Embedding
 
 __all__ = [
     "ELU",
@@ -65,6 +66,7 @@ __all__ = [
     "CrossEntropyLoss",
     "Dense",
     "Dropout",
+    "Embedding",
     "Flatten",
     "Identity",
     "L1Loss",

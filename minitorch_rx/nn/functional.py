@@ -17,6 +17,7 @@ from ..ops.activation import (
 )
 from ..ops.conv import conv1d, conv2d, conv3d, fold, im2col, unfold
 from ..ops.dropout import dropout
+from ..ops.embedding import embedding, one_hot
 from ..ops.linear import linear
 from ..ops.loss import binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss
 from ..ops.norm import batch_norm, layer_norm
@@ -50,6 +51,7 @@ __all__ = [
     "cross_entropy",
     "dropout",
     "elu",
+    "embedding",
     "fold",
     "gelu",
     "im2col",
@@ -63,6 +65,7 @@ __all__ = [
     "max_pool3d",
     "mse_loss",
     "nll_loss",
+    "one_hot",
     "pad",
     "relu",
     "sigmoid",
