@@ -394,8 +394,10 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
                 parent = a._node
                 if parent is None:
                     parent = accumulator(a, rxgraph)
-                elif parent._n_outputs != 1:
+                if parent._n_outputs != 1:
                     node._input_nrs = (*(node._input_nrs or (0,) * len(parents)), a._out_nr)
+                elif node._input_nrs is not None:  # after an output of a multi-output node
+                    node._input_nrs += (0,)
                 parents.append(parent)
                 needs.append(True)
                 continue
