@@ -1589,6 +1589,29 @@ CASES = [
         "input has inconsistent input_size: got 3 expected 4",
     ),
     case(
+        "F.scaled_dot_product_attention",
+        "a mask of another length",
+        lambda: F.scaled_dot_product_attention(
+            x(2, 3, 4), x(2, 5, 4), x(2, 5, 4), attn_mask=mt.ones(4, 5, dtype=mt.bool)
+        ),
+        RuntimeError,
+        "attn_mask of shape [4, 5] does not broadcast to the attention scores' shape [2, 3, 5]",
+    ),
+    case(
+        "F.scaled_dot_product_attention",
+        "an integer mask",
+        lambda: F.scaled_dot_product_attention(x(3, 4), x(5, 4), x(5, 4), attn_mask=mt.ones(3, 5, dtype=mt.int64)),
+        RuntimeError,
+        "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: long int",
+    ),
+    case(
+        "nn.MultiheadAttention",
+        "embed_dim not divisible by num_heads",
+        lambda: nn.MultiheadAttention(10, 3),
+        ValueError,
+        "embed_dim must be divisible by num_heads, got embed_dim=10 and num_heads=3",
+    ),
+    case(
         "nn.Flatten",
         "a dim out of range",
         lambda: nn.Flatten(3)(x(2, 3)),

@@ -22,6 +22,7 @@ from .activation import (
     Swish,
     Tanh,
 )
+from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .containers import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d
@@ -87,6 +88,7 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiheadAttention",
     "NLLLoss",
     "Parameter",
     "RNNCell",

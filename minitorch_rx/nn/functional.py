@@ -15,6 +15,7 @@ from ..ops.activation import (
     swish,
     tanh,
 )
+from ..ops.attention import scaled_dot_product_attention
 from ..ops.conv import conv1d, conv2d, conv3d, fold, im2col, unfold
 from ..ops.dropout import dropout
 from ..ops.embedding import embedding, one_hot
@@ -68,6 +69,7 @@ __all__ = [
     "one_hot",
     "pad",
     "relu",
+    "scaled_dot_product_attention",
     "sigmoid",
     "silu",
     "softmax",
