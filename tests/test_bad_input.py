@@ -1612,6 +1612,43 @@ CASES = [
         "embed_dim must be divisible by num_heads, got embed_dim=10 and num_heads=3",
     ),
     case(
+        "nn.TransformerEncoderLayer",
+        "a mask for another length",
+        lambda: nn.TransformerEncoderLayer(8, 2)(x(5, 2, 8), src_mask=mt.zeros(4, 4)),
+        RuntimeError,
+        "The shape of the 2D attn_mask is torch.Size([4, 4]), but should be (5, 5).",
+    ),
+    case(
+        "nn.TransformerDecoderLayer",
+        "a memory padding mask for another memory length",
+        lambda: nn.TransformerDecoderLayer(8, 2)(
+            x(4, 2, 8), x(5, 2, 8), memory_key_padding_mask=mt.zeros(2, 4, dtype=mt.bool)
+        ),
+        AssertionError,
+        "expected shape of key_padding_mask to be (2, 5), but got (2, 4)",
+    ),
+    case(
+        "nn.TransformerEncoder",
+        "an input of another width",
+        lambda: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2)(x(5, 2, 6)),
+        AssertionError,
+        "was expecting embedding dimension of 8, but got 6",
+    ),
+    case(
+        "nn.TransformerDecoder",
+        "a layer that is not a Module",
+        lambda: nn.TransformerDecoder("layer", 2),
+        TypeError,
+        "decoder_layer must be a Module, got str",
+    ),
+    case(
+        "nn.Transformer",
+        "src and tgt of other batch sizes",
+        lambda: nn.Transformer(8, 2, 1, 1, 16)(x(5, 2, 8), x(4, 3, 8)),
+        RuntimeError,
+        "the batch number of src and tgt must be equal, got 2 and 3",
+    ),
+    case(
         "nn.Flatten",
         "a dim out of range",
         lambda: nn.Flatten(3)(x(2, 3)),
