@@ -8,6 +8,8 @@ interleaved round by round (medians, see ``common.py``).
 
 Cases:
 - ``lstm``: a 2-layer ``nn.LSTM`` 128 -> 256, batch 32 x 64 steps (time-major).
+- ``lstm-aten``: the same, torch.nn running its aten LSTM (oneDNN off): the same per-step kernels
+  as ours, where ``lstm`` meets oneDNN's fused LSTM layer.
 - ``transformer``: a 4-layer ``nn.TransformerEncoder``, d_model 128, 4 heads, feed-forward 512,
   pre-norm, GELU, dropout 0, batch-first, causal (``mask`` + ``is_causal=True``), batch 12 x 64
   positions (the baby-GPT shapes of issue 16).
@@ -16,6 +18,7 @@ Cases:
 from __future__ import annotations
 
 import argparse
+import warnings
 from collections.abc import Callable
 
 import torch
@@ -45,9 +48,10 @@ def _transformer(ours: bool) -> object:
 #: name -> (model builder, input shape given (batch, steps), whether the model is causal attention)
 CASES: dict[str, tuple[Callable[[bool], object], Callable[[int, int], tuple[int, ...]], bool]] = {
     "lstm": (_lstm, lambda batch, steps: (steps, batch, 128), False),
+    "lstm-aten": (_lstm, lambda batch, steps: (steps, batch, 128), False),
     "transformer": (_transformer, lambda batch, steps: (batch, steps, 128), True),
 }
-DEFAULT_SIZES = {"lstm": (32, 64), "transformer": (12, 64)}
+DEFAULT_SIZES = {"lstm": (32, 64), "lstm-aten": (32, 64), "transformer": (12, 64)}
 
 
 def training_steps(name: str, batch: int, steps: int) -> tuple[Callable[[], object], Callable[[], object]]:
@@ -57,7 +61,7 @@ def training_steps(name: str, batch: int, steps: int) -> tuple[Callable[[], obje
     ours, theirs = build(True), build(False)
     theirs.load_state_dict({k: v.torch().clone() for k, v in ours.state_dict().items()})
     x = torch.randn(shape(batch, steps))
-    target = torch.randn(x.shape[:-1] + ((256,) if name == "lstm" else (128,)))
+    target = torch.randn(x.shape[:-1] + ((256,) if name.startswith("lstm") else (128,)))
     mt_x, mt_target = mt.tensor(x), mt.tensor(target)
     mt_opt, torch_opt = optim.Adam(ours.parameters(), lr=1e-3), torch.optim.Adam(theirs.parameters(), lr=1e-3)
     if causal:
@@ -82,9 +86,10 @@ def training_steps(name: str, batch: int, steps: int) -> tuple[Callable[[], obje
         return loss
 
     def torch_step():
-        torch_opt.zero_grad()
-        loss = torch.nn.functional.mse_loss(torch_forward(), target)
-        loss.backward()
+        with torch.backends.mkldnn.flags(enabled=name != "lstm-aten"):
+            torch_opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(torch_forward(), target)
+            loss.backward()
         torch_opt.step()
         return loss
 
@@ -109,6 +114,7 @@ def run(
 
 
 def main() -> None:
+    warnings.filterwarnings("ignore", "TF32 acceleration on top of oneDNN")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--reps", type=int, default=None)
