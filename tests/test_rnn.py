@@ -274,3 +274,12 @@ def test_an_op_fed_an_unbound_step_and_a_product_routes_both_gradients():
 def test_bad_input_names_the_shapes(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+def test_dropout_between_layers_draws_torch_s_masks():
+    ours, theirs = _pair("LSTM", INPUT, HIDDEN, num_layers=3, dropout=0.5)
+    x = torch.randn(STEPS, BATCH, INPUT, dtype=F64)
+    torch.manual_seed(0)
+    expected = theirs(x)[0]
+    mt.manual_seed(0)
+    torch.testing.assert_close(ours(mt.tensor(x))[0].torch(), expected.detach())

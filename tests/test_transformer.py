@@ -224,3 +224,21 @@ def test_causal_encoder_never_looks_ahead():
 def test_bad_input_names_the_shapes(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_training_with_dropout_draws_torch_s_masks(batch_first):
+    """Dropout in attention, after attention and in the feed-forward block: after the same seed,
+    the same masks as torch.nn's layers (each layer's outputs laid out in memory as torch's)."""
+    for ours_cls, theirs_cls, inputs in [
+        (nn.TransformerEncoderLayer, torch.nn.TransformerEncoderLayer, [_seq(S, batch_first)]),
+        (nn.TransformerDecoderLayer, torch.nn.TransformerDecoderLayer, [_seq(T, batch_first), _seq(S, batch_first)]),
+    ]:
+        ours, theirs = _load(
+            ours_cls(D, HEADS, FF, 0.3, batch_first=batch_first).double(),
+            theirs_cls(D, HEADS, FF, 0.3, batch_first=batch_first).double(),
+        )
+        torch.manual_seed(0)
+        expected = theirs(*inputs)
+        mt.manual_seed(0)
+        torch.testing.assert_close(ours(*[mt.tensor(x) for x in inputs]).torch(), expected.detach())

@@ -179,8 +179,9 @@ class MultiheadAttention(Module):
         )
         dropout_p = self.dropout if self.training else 0.0
         out, weights = attention_ops.attention(q, k, v, bias, keep, dropout_p, None)
-        out = self.out_proj(out.transpose(1, 2).reshape(batch, length, self.embed_dim))
-        if not self.batch_first or not batched:
+        # (L, N, E) in memory, as PyTorch's: a dropout after this layer then draws its mask alike.
+        out = self.out_proj(out.permute(2, 0, 1, 3).reshape(length, batch, self.embed_dim))
+        if self.batch_first and batched:
             out = out.transpose(0, 1)
         if not batched:
             out = out.squeeze(1)
