@@ -79,6 +79,14 @@ def test_sdpa_unbatched_and_grouped_query_heads():
     )
 
 
+def test_sdpa_broadcasts_batch_dims_and_sums_their_gradients_back():
+    q = torch.randn(2, 3, 4, 5, dtype=F64)
+    _, k, v = _qkv(batch=(1, 3))
+    compare_with_torch(F.scaled_dot_product_attention, TF.scaled_dot_product_attention, [q, k, v])
+    _, k, v = _qkv(batch=(3,))
+    compare_with_torch(F.scaled_dot_product_attention, TF.scaled_dot_product_attention, [q, k, v])
+
+
 def test_sdpa_dropout_draws_torch_s_mask_and_scales_the_gradient():
     q, k, v = _qkv()
     torch.manual_seed(0)

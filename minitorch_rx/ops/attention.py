@@ -34,6 +34,17 @@ def _sum_groups(grad, groups: int):
     return grad.reshape(*batch, heads // groups, groups, length, width).sum(-3)
 
 
+def _reduce_to(grad, shape: torch.Size):
+    """``grad`` summed over the batch dims its input was broadcast along, back to ``shape``."""
+    if grad.shape == shape:
+        return grad
+    lead = grad.dim() - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, size in enumerate(shape) if size == 1 and grad.shape[lead + i] != 1
+    )
+    return grad.sum(dims, keepdim=True).reshape(shape)
+
+
 def _probabilities(q, k, bias, keep, scale: float):
     """``softmax(q k^T * scale + bias)`` with fully masked rows zeroed (``keep``), on torch or mt data."""
     scores = q.matmul(k.transpose(-2, -1)) * scale
@@ -45,9 +56,8 @@ def _probabilities(q, k, bias, keep, scale: float):
 
 class ScaledDotProductAttention(Function):
     """Outputs ``(out, weights)``: ``weights`` are the probabilities after dropout (what
-    ``nn.MultiheadAttention`` returns); both take gradients."""
-
-    broadcasting = True
+    ``nn.MultiheadAttention`` returns); both take gradients. Batch dims broadcast; backward sums
+    each gradient back to its input's shape."""
 
     @staticmethod
     def forward(ctx, q, k, v, bias, keep, dropout_p, scale, groups):
@@ -86,6 +96,7 @@ class ScaledDotProductAttention(Function):
         grad_scores = p * (grad_p - (grad_p * p).sum(-1, keepdim=True)) * scale
         grad_q = grad_scores.matmul(k_all)
         grad_k = _sum_groups(grad_scores.transpose(-2, -1).matmul(q), groups)
+        grad_q, grad_k, grad_v = _reduce_to(grad_q, q.shape), _reduce_to(grad_k, k.shape), _reduce_to(grad_v, v.shape)
         return grad_q, grad_k, grad_v, None, None, None, None, None
 
 
