@@ -112,17 +112,15 @@ def attention_bias(
 ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
     """The additive float mask and the keep-row multiplier (None when no row is fully masked)
     for a bool/float ``attn_mask`` and/or ``is_causal``."""
-    bias = None
-    if is_causal:
-        allowed = torch.ones(length, source, dtype=torch.bool, device=like.device).tril()
-        bias = torch.zeros(length, source, dtype=like.dtype, device=like.device).masked_fill(~allowed, -math.inf)
-    elif attn_mask is not None:
-        if attn_mask.dtype == torch.bool:
-            bias = torch.zeros(attn_mask.shape, dtype=like.dtype, device=like.device).masked_fill(~attn_mask, -math.inf)
-        else:
-            bias = attn_mask.to(like.dtype)
-    if bias is None:
+    if is_causal:  # every query keeps key 0: no row is fully masked
+        hidden = torch.ones(length, source, dtype=torch.bool, device=like.device).triu(1)
+        return torch.zeros(length, source, dtype=like.dtype, device=like.device).masked_fill(hidden, -math.inf), None
+    if attn_mask is None:
         return None, None
+    if attn_mask.dtype == torch.bool:
+        bias = torch.zeros(attn_mask.shape, dtype=like.dtype, device=like.device).masked_fill(~attn_mask, -math.inf)
+    else:
+        bias = attn_mask.to(like.dtype)
     dead = (bias == -math.inf).all(-1, keepdim=True)
     if not bool(dead.any()):
         return bias, None
