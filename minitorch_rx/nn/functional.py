@@ -24,6 +24,7 @@ from ..ops.activation import (
     tanh,
     tanhshrink,
 )
+from ..ops.attention import scaled_dot_product_attention
 from ..ops.conv import conv1d, conv2d, conv3d, fold, im2col, unfold
 from ..ops.conv_transpose import (
     conv_transpose1d,
@@ -45,6 +46,10 @@ from ..ops.dropout import (
     dropout2d,
     dropout3d,
     feature_alpha_dropout,
+)
+from ..ops.embedding import (
+    embedding,
+    one_hot,
 )
 from ..ops.grid_sample import (
     affine_grid,
@@ -155,6 +160,7 @@ __all__ = [
     "dropout2d",
     "dropout3d",
     "elu",
+    "embedding",
     "feature_alpha_dropout",
     "fold",
     "gaussian_nll_loss",
@@ -196,6 +202,7 @@ __all__ = [
     "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
+    "one_hot",
     "pad",
     "pairwise_distance",
     "pixel_shuffle",
@@ -205,6 +212,7 @@ __all__ = [
     "relu",
     "relu6",
     "rrelu",
+    "scaled_dot_product_attention",
     "selu",
     "sigmoid",
     "silu",
