@@ -3,7 +3,8 @@
 torch's path for a Python float operand costs about 1 µs per call, paid in forward and again
 in backward; a 0-dim tensor of the same dtype computes the same values without it. Only
 float32/float64 are cached: half precision would round the constant itself, and integer
-tensors promote differently with a float tensor than with a Python float.
+tensors promote differently with a float tensor than with a Python float. Zeros and NaNs are
+not cached: a dict key compares by value, and ``-0.0 == 0.0``.
 
 Also the check every public op makes of its tensor arguments, worded as PyTorch's.
 """
@@ -31,7 +32,9 @@ def operand(value: object, like: torch.Tensor) -> object:
     kind = type(value)
     if kind is float or kind is int:
         dtype = like.dtype
-        if dtype in _CACHED_DTYPES:
+        # Keys compare by value, so -0.0 would find 0.0's tensor (and int 0's), and NaNs would
+        # never be found again: zeros and NaNs pass as Python numbers, which torch takes exactly.
+        if dtype in _CACHED_DTYPES and value == value and value != 0:
             key = (value, dtype)
             constant = _cache.get(key)
             if constant is None:
