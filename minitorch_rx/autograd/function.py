@@ -19,7 +19,7 @@ import torch
 from . import graph as _graph
 from .grad_mode import state
 from .graph import _NodeRef, _remove_dead_node
-from .tensor import Tensor
+from .tensor import Tensor, complex_grad_error
 
 _new_tensor = object.__new__
 
@@ -407,6 +407,8 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
         needs.append(False)
     node.needs_input_grad = tuple(needs)
     out = cls.forward(node, *datas)
+    if type(out) is not tuple and out.is_complex():
+        raise complex_grad_error(f"{cls.__name__} would give a complex tensor that requires grad")
     node._inputs = tuple(parents)
     node._seq = _next_seq()
     node._grad = None
@@ -461,7 +463,9 @@ def _wrap_outputs(node: Node, outs: tuple) -> tuple:
     for nr, o in enumerate(outs):
         if not isinstance(o, torch.Tensor):
             wrapped.append(o)
-        elif id(o) in skip or not (o.is_floating_point() or o.is_complex()):
+        elif id(o) in skip or not o.is_floating_point():
+            if o.is_complex() and id(o) not in skip:
+                raise complex_grad_error(f"{node._function.__name__} would give a complex tensor that requires grad")
             wrapped.append(Tensor._make(o, None))
         else:
             wrapped.append(Tensor._make(o, node, nr))

@@ -14,6 +14,16 @@ import torch
 _new = object.__new__
 
 
+def complex_grad_error(what: str) -> RuntimeError:
+    """The error for a complex tensor entering autograd: minitorch_rx differentiates real tensors only
+    (PyTorch's conjugate Wirtinger convention for complex gradients is not implemented)."""
+    return RuntimeError(
+        f"{what}: minitorch_rx differentiates real floating-point tensors only (complex autograd, "
+        "PyTorch's conjugate Wirtinger convention, is not implemented). Compute with the real and "
+        "imaginary parts as real tensors, or detach."
+    )
+
+
 class RemovableHandle:
     """Returned by hook registrations; ``remove()`` unregisters the hook (holds the tensor weakly)."""
 
@@ -179,6 +189,8 @@ class Tensor:
             value = value._data
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        if self._requires_grad and value.is_complex():
+            raise complex_grad_error(f"a tensor that requires grad cannot take {value.dtype} data")
         self._data = value
 
     # -------------------------------------------------------------- conversion
@@ -213,7 +225,9 @@ class Tensor:
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if requires_grad and not (self._data.is_floating_point() or self._data.is_complex()):
+        if requires_grad and not self._data.is_floating_point():
+            if self._data.is_complex():
+                raise complex_grad_error(f"a {self._data.dtype} tensor cannot require grad")
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self

@@ -21,7 +21,8 @@ def binary(fn: type[Function], a: object, b: object) -> Tensor:
                 with_constant = _WITH_CONSTANT.get(fn)
                 return fn.apply1(a, constant) if with_constant is None else with_constant.apply(a, constant)
         b = operand(b, a._data)
-        return fn.apply(a, b) if isinstance(b, Tensor) else fn.apply1(a, b)
+        # a complex scalar takes apply's path, whose check refuses a complex result in the graph
+        return fn.apply(a, b) if isinstance(b, Tensor) or type(b) is complex else fn.apply1(a, b)
     if isinstance(b, Tensor):
         return fn.apply(operand(a, b._data), b)
     raise not_a_tensor(fn.__name__.lower(), a)
