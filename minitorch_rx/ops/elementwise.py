@@ -285,7 +285,7 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return _select_grads(ctx, grad, a, b, a > b)
+        return _select_grads(ctx, grad, a, b, a < b, a > b)
 
 
 class Minimum(Function):
@@ -299,16 +299,21 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return _select_grads(ctx, grad, a, b, a < b)
+        return _select_grads(ctx, grad, a, b, a > b, a < b)
 
 
-def _select_grads(ctx, grad, a, b, a_wins):
-    """maximum/minimum: the winner takes the gradient, ties split it evenly (as PyTorch)."""
-    half = grad / 2
-    tie = a == b
-    grad_a = torch.where(tie, half, torch.where(a_wins, grad, 0.0)) if ctx.needs_input_grad[0] else None
-    grad_b = torch.where(tie, half, torch.where(a_wins, 0.0, grad)) if ctx.needs_input_grad[1] else None
+def _select_grads(ctx, grad, a, b, a_loses, b_loses):
+    """maximum/minimum, as PyTorch: ties split the gradient evenly, and the loser's is zeroed (so a
+    NaN, which neither wins nor ties, passes the whole gradient to both inputs)."""
+    shared = (grad / 2).where(a == b, grad)
+    grad_a = _zero_where(a_loses, shared) if ctx.needs_input_grad[0] else None
+    grad_b = _zero_where(b_loses, shared) if ctx.needs_input_grad[1] else None
     return grad_a, grad_b
+
+
+def _zero_where(mask, x):
+    """``x.masked_fill(mask, 0)`` for raw gradients and recorded ones alike (zeros even where ``x`` is infinite)."""
+    return where(mask, 0.0, x) if isinstance(x, Tensor) else torch.where(mask, 0.0, x)
 
 
 class Where(Function):

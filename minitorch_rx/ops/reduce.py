@@ -107,23 +107,30 @@ class Std(Function):
 
 
 class EvenlyDistributedExtremum(Function):
-    """amax/amin and full max/min: the gradient is split evenly among tied extreme values."""
+    """amax/amin and full max/min: the gradient is split evenly among tied extreme values.
+
+    As in PyTorch, full ``max()``/``min()`` (``whole``) count a NaN result's NaNs as its ties and
+    put zeros elsewhere whatever the gradient (an infinite one too); amax/amin scale by the tie
+    count, so a slice whose result is NaN gets NaN gradients."""
 
     @staticmethod
-    def forward(ctx, x, dims, keepdim, largest):
+    def forward(ctx, x, dims, keepdim, largest, whole):
         all_dims = tuple(range(x.dim())) if dims is None else dims
         y = (torch.amax if largest else torch.amin)(x, all_dims, keepdim)
         ctx.save_for_backward(x, y)
-        ctx.meta = (dims, keepdim)
+        ctx.meta = (dims, keepdim, whole)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        dims, keepdim = ctx.meta
+        dims, keepdim, whole = ctx.meta
+        if whole:
+            mask = (x != x) if bool(y != y) else (x == y)
+            return (grad / mask.sum()).expand(x.shape).where(mask, 0.0), None, None, None, None
         mask = x == _expand_back(y, x.shape, dims, keepdim)
         count = mask.sum(dims if dims is not None else tuple(range(x.dim())), keepdim=True)
-        return _expand_back(grad, x.shape, dims, keepdim) * mask / count, None, None, None
+        return _expand_back(grad, x.shape, dims, keepdim) * mask / count, None, None, None, None
 
 
 class ExtremumWithIndices(Function):
@@ -206,13 +213,13 @@ def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("amax", input)
-    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, True)
+    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, True, False)
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor("amin", input)
-    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, False)
+    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, False, False)
 
 
 def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
@@ -227,7 +234,7 @@ def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        return EvenlyDistributedExtremum.apply(input, None, False, largest)
+        return EvenlyDistributedExtremum.apply(input, None, False, largest, True)
     values, indices = ExtremumWithIndices.apply(input, normalize_dim(dim, input._data.dim()), keepdim, largest)
     return ValuesIndices(values, indices)
 
