@@ -25,7 +25,7 @@ from torch import (  # dtypes, so that user code can say mt.float32
 )
 
 from . import autograd, data, init, models, nn, optim, tensor_methods  # noqa: E402  (they build on the names above)
-from .autograd import Graph, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import Graph, Tensor, enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange,
     empty,

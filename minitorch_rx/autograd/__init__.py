@@ -3,7 +3,7 @@
 from .anomaly import detect_anomaly, is_anomaly_enabled
 from .engine import backward, grad
 from .function import Function, Node
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
 from .graph import Graph, current_graph
 from .tensor import Tensor
@@ -20,6 +20,7 @@ __all__ = [
     "enable_grad",
     "grad",
     "gradcheck",
+    "inference_mode",
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
