@@ -58,6 +58,7 @@ def backward(
     retain_graph: bool = False,
 ) -> None:
     """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``)."""
+    tensors, grad_tensors = _tensor_list(tensors, "tensors"), _gradient_list(grad_tensors, "grad_tensors")
     roots, grads = _roots_and_grads(tensors, grad_tensors)
     run(roots, grads, retain_graph, capture=None)
 
@@ -70,10 +71,17 @@ def grad(
     allow_unused: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, leaving every ``.grad`` untouched."""
-    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-    if isinstance(grad_outputs, (Tensor, torch.Tensor)):
-        grad_outputs = [grad_outputs]
+    outputs, inputs = _tensor_list(outputs, "outputs"), _tensor_list(inputs, "inputs")
+    grad_outputs = _gradient_list(grad_outputs, "grad_outputs")
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not outputs:  # nothing is differentiated: every input is unused
+        if not allow_unused:
+            raise RuntimeError(
+                "The differentiated Tensor at index 0 appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior."
+            )
+        return (None,) * len(inputs)
     roots, grads = _roots_and_grads(outputs, grad_outputs)
     capture: dict[Node, list[int]] = {}
     rxgraph = roots[0][0]._rx
@@ -95,6 +103,29 @@ def grad(
             )
         result.append(None if g is None else Tensor._make(g, None))
     return tuple(result)
+
+
+def _tensor_list(value: object, argument: str) -> list[Tensor]:
+    """An mt.Tensor or a sequence of them as a list, or a TypeError naming ``argument``."""
+    if isinstance(value, Tensor):
+        return [value]
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{argument} must be an mt.Tensor or a sequence of them, not {type(value).__name__}")
+    for i, t in enumerate(value):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{argument}[{i}] must be an mt.Tensor, not {type(t).__name__}")
+    return list(value)
+
+
+def _gradient_list(value: object, argument: str) -> list | None:
+    """Gradients as given to backward/grad: None, one tensor, or a sequence of tensors and Nones."""
+    if value is None or isinstance(value, list):
+        return value
+    if isinstance(value, (Tensor, torch.Tensor)):
+        return [value]
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(f"{argument} must be a Tensor, a sequence of Tensors or None, not {type(value).__name__}")
 
 
 def _existing_accumulator(t: Tensor):

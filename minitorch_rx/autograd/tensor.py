@@ -14,6 +14,30 @@ import torch
 _new = object.__new__
 
 
+_warned_torch_autograd = False
+
+
+def detach_torch(data: torch.Tensor) -> torch.Tensor:
+    """A torch tensor handed to minitorch_rx, cut from torch's autograd: our engine computes every
+    gradient, so a torch graph behind ``data`` would only grow (and our in-place updates would
+    extend it). Warns once per process when ``data`` requires grad."""
+    if data.requires_grad:
+        global _warned_torch_autograd
+        if not _warned_torch_autograd:
+            _warned_torch_autograd = True
+            import warnings
+
+            warnings.warn(
+                "a torch.Tensor that requires grad was given to minitorch_rx: it is used detached, since "
+                "minitorch_rx computes gradients with its own engine and never uses torch's autograd; "
+                "wrap it with mt.tensor(t, requires_grad=True) (or nn.Parameter) to learn it",
+                UserWarning,
+                stacklevel=3,
+            )
+        return data.detach()
+    return data
+
+
 def complex_grad_error(what: str) -> RuntimeError:
     """The error for a complex tensor entering autograd: minitorch_rx differentiates real tensors only
     (PyTorch's conjugate Wirtinger convention for complex gradients is not implemented)."""

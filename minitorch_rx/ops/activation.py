@@ -7,7 +7,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
 from .dims import normalize_dim
 from .inplace import overwrite
 
@@ -203,12 +203,10 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 def softmax(input: Tensor, dim: int) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("softmax", input)
+    input = tensor_arg(input, "softmax")
     return Softmax.apply(input, normalize_dim(dim, input._data.dim()))
 
 
 def log_softmax(input: Tensor, dim: int) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("log_softmax", input)
+    input = tensor_arg(input, "log_softmax")
     return LogSoftmax.apply(input, normalize_dim(dim, input._data.dim()))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, detach_torch
 
 #: What an op accepts as a tensor argument: ``isinstance(x, TENSOR_TYPES)`` is the cheap check.
 TENSOR_TYPES = (Tensor, torch.Tensor)
@@ -28,7 +28,7 @@ def operand(value: object, like: torch.Tensor) -> object:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, torch.Tensor):
-        return Tensor._make(value, None)
+        return Tensor._make(detach_torch(value), None)
     kind = type(value)
     if kind is float or kind is int:
         dtype = like.dtype
@@ -46,6 +46,18 @@ def operand(value: object, like: torch.Tensor) -> object:
     if kind is bool or isinstance(value, (int, float, complex)):
         return value
     raise TypeError(f"unsupported operand type for a Tensor op: '{kind.__name__}'")
+
+
+def tensor_arg(
+    value: object, function: str, argument: str = "input", position: int = 1, optional: bool = False
+) -> Tensor | None:
+    """A tensor argument as an ``mt.Tensor``: a torch.Tensor is wrapped (detached from torch's
+    autograd), ``None`` passes where ``optional``, anything else is PyTorch's TypeError."""
+    if isinstance(value, Tensor) or (value is None and optional):
+        return value
+    if isinstance(value, torch.Tensor):
+        return Tensor._make(detach_torch(value), None)
+    raise not_a_tensor(function, value, argument, position)
 
 
 def not_a_tensor(function: str, value: object, argument: str = "input", position: int = 1) -> TypeError:

@@ -6,8 +6,8 @@ import torch
 
 from ..autograd.function import ConstantOp, Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, operand
 from .constants import _cache as _constants
+from .constants import dtype_name, not_a_tensor, operand, tensor_arg
 
 
 def binary(fn: type[Function], a: object, b: object) -> Tensor:
@@ -398,20 +398,20 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
 
 
 def maximum(input: Tensor, other) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("maximum", input)
-    return binary(Maximum, input, _tensor_operand(other, input))
+    input = tensor_arg(input, "maximum")
+    return binary(Maximum, input, _tensor_operand(other, input, "maximum"))
 
 
 def minimum(input: Tensor, other) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("minimum", input)
-    return binary(Minimum, input, _tensor_operand(other, input))
+    input = tensor_arg(input, "minimum")
+    return binary(Minimum, input, _tensor_operand(other, input, "minimum"))
 
 
-def _tensor_operand(value, like):
+def _tensor_operand(value, like, function: str):
     if isinstance(value, (Tensor, torch.Tensor)):
         return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise not_a_tensor(function, value, "other", 2)
     return torch.tensor(value, dtype=like._data.dtype, device=like._data.device)
 
 

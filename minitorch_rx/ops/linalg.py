@@ -6,7 +6,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
 
 
 class MatMul(Function):
@@ -56,10 +56,8 @@ class Dot(Function):
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("matmul", input)
-    if not isinstance(other, TENSOR_TYPES):
-        raise not_a_tensor("matmul", other, "other", 2)
+    input = tensor_arg(input, "matmul")
+    other = tensor_arg(other, "matmul", "other", 2)
     a_dim, b_dim = input._data.dim(), other._data.dim()
     if a_dim == 0 or b_dim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a_dim}D and {b_dim}D")

@@ -14,7 +14,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
+from .dims import int_tuple
 
 aten = torch.ops.aten
 
@@ -108,8 +109,7 @@ def batch_norm(
     >>> [round(m, 4) for m in mean.tolist()], [round(v, 4) for v in var.tolist()]
     ([0.1, 0.2], [1.1, 1.1])
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("batch_norm", input)
+    input = tensor_arg(input, "batch_norm")
     size = input._data.shape
     if len(size) < 2:
         raise ValueError(f"expected at least 2D input (got {len(size)}D input)")
@@ -146,5 +146,9 @@ def layer_norm(
     >>> [round(v, 4) for v in layer_norm(mt.tensor([[1.0, 3.0]]), 2).tolist()[0]]
     [-1.0, 1.0]
     """
-    shape = [normalized_shape] if isinstance(normalized_shape, int) else [int(n) for n in normalized_shape]
+    shape = (
+        [normalized_shape]
+        if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool)
+        else list(int_tuple(normalized_shape, "layer_norm", "normalized_shape", 2))
+    )
     return LayerNorm.apply(input, shape, weight, bias, eps)

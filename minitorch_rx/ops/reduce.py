@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, dtype_name, not_a_tensor
+from .constants import dtype_name, tensor_arg
 from .dims import normalize_dim, normalize_dims
 from .elementwise import maximum, minimum
 
@@ -176,14 +176,12 @@ class LogSumExp(Function):
 
 # ------------------------------------------------------------------ public functions
 def sum(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("sum", input)
+    input = tensor_arg(input, "sum")
     return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("mean", input)
+    input = tensor_arg(input, "mean")
     if not (input._data.is_floating_point() or input._data.is_complex()):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
@@ -199,32 +197,39 @@ def _correction(unbiased: bool | None, correction: float | None) -> float:
 
 
 def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("var", input)
+    input = tensor_arg(input, "var")
     return Var.apply(input, normalize_dims(dim, input._data.dim()), _correction(unbiased, correction), keepdim)
 
 
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("std", input)
+    input = tensor_arg(input, "std")
     return Std.apply(input, normalize_dims(dim, input._data.dim()), _correction(unbiased, correction), keepdim)
 
 
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("amax", input)
-    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, True, False)
+    input = tensor_arg(input, "amax")
+    dims = normalize_dims(dim, input._data.dim())
+    if dims is None and input._data.numel() == 0:
+        raise RuntimeError(
+            "amax(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    return EvenlyDistributedExtremum.apply(input, dims, keepdim, True, False)
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("amin", input)
-    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, False, False)
+    input = tensor_arg(input, "amin")
+    dims = normalize_dims(dim, input._data.dim())
+    if dims is None and input._data.numel() == 0:
+        raise RuntimeError(
+            "amin(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    return EvenlyDistributedExtremum.apply(input, dims, keepdim, False, False)
 
 
 def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("max" if largest else "min", input)
+    input = tensor_arg(input, "max" if largest else "min")
     if isinstance(dim, (Tensor, torch.Tensor)):  # torch.max(input, other) is maximum
         return (maximum if largest else minimum)(input, dim)
     if dim is None:
@@ -250,18 +255,15 @@ def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False):
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("logsumexp", input)
+    input = tensor_arg(input, "logsumexp")
     return LogSumExp.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("argmax", input)
+    input = tensor_arg(input, "argmax")
     return Tensor._make(torch.argmax(input._data, dim, keepdim), None)
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("argmin", input)
+    input = tensor_arg(input, "argmin")
     return Tensor._make(torch.argmin(input._data, dim, keepdim), None)

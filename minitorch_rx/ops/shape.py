@@ -6,7 +6,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, tensor_arg
 from .dims import normalize_dim
 from .inplace import register_view
 
@@ -189,20 +189,17 @@ def _shape_arg(shape: tuple) -> tuple:
 
 
 def view(input: Tensor, *shape) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("view", input)
+    input = tensor_arg(input, "view")
     return _viewing(View.apply(input, _shape_arg(shape)), input)
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("reshape", input)
+    input = tensor_arg(input, "reshape")
     return _viewing(Reshape.apply(input, _shape_arg(shape)), input)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("flatten", input)
+    input = tensor_arg(input, "flatten")
     shape = input._data.shape
     if not shape:
         return _viewing(Reshape.apply(input, (1,)), input)
@@ -218,35 +215,30 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def squeeze(input: Tensor, dim: int | tuple | None = None) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("squeeze", input)
+    input = tensor_arg(input, "squeeze")
     return _viewing(Squeeze.apply(input, dim), input)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("unsqueeze", input)
+    input = tensor_arg(input, "unsqueeze")
     return _viewing(Unsqueeze.apply(input, normalize_dim(dim, input._data.dim() + 1)), input)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("transpose", input)
+    input = tensor_arg(input, "transpose")
     ndim = input._data.dim()
     return _viewing(Transpose.apply(input, normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)), input)
 
 
 def t(input: Tensor) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("t", input)
+    input = tensor_arg(input, "t")
     if input._data.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.dim()}D")
     return input if input._data.dim() < 2 else _viewing(Transpose.apply(input, 0, 1), input)
 
 
 def permute(input: Tensor, *dims) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("permute", input)
+    input = tensor_arg(input, "permute")
     dims = _shape_arg(dims)
     ndim = input._data.dim()
     if len(dims) != ndim:
@@ -258,18 +250,17 @@ def permute(input: Tensor, *dims) -> Tensor:
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("expand", input)
+    input = tensor_arg(input, "expand")
     return _viewing(Expand.apply(input, _shape_arg(sizes)), input)
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    other = tensor_arg(other, "expand_as", "other", 1)
     return _viewing(Expand.apply(input, other._data.shape), input)
 
 
 def contiguous(input: Tensor) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("contiguous", input)
+    input = tensor_arg(input, "contiguous")
     return input if input._data.is_contiguous() else Contiguous.apply(input)
 
 
@@ -336,6 +327,8 @@ def _target(data: torch.Tensor, args: tuple, kwargs: dict) -> tuple[torch.dtype,
             dtype, device = a.dtype, a.device
         else:
             raise TypeError(f"to() expects a device, a dtype or a Tensor, but got {type(a).__name__}")
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        raise TypeError(f"to(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__} ({dtype!r})")
     device = data.device if device is None else torch.device(device)
     if device.type == "cuda" and device.index is None and data.is_cuda:
         device = data.device

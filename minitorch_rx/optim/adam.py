@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, ParamsT, buckets, params_with_grad
+from .optimizer import Optimizer, ParamsT, buckets, check_lr, params_with_grad, scalar_lr
 
 
 class Adam(Optimizer):
@@ -45,8 +45,7 @@ class Adam(Optimizer):
         maximize: bool = False,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
@@ -153,7 +152,7 @@ def _step_tensor(value: float) -> torch.Tensor:
 def _adam(params: list[torch.Tensor], grads: list[torch.Tensor], states: list[dict], group: dict) -> None:
     """Torch's multi-tensor Adam on one (device, dtype) bucket."""
     beta1, beta2 = group["betas"]
-    lr, weight_decay, amsgrad = group["lr"], group["weight_decay"], group["amsgrad"]
+    lr, weight_decay, amsgrad = scalar_lr(group), group["weight_decay"], group["amsgrad"]
     exp_avgs = [s["exp_avg"] for s in states]
     exp_avg_sqs = [s["exp_avg_sq"] for s in states]
     steps = [s["step"] for s in states]

@@ -21,6 +21,23 @@ from ..autograd.tensor import Tensor
 ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
 
 
+def check_lr(lr: object) -> None:
+    """``lr`` as torch's optimizers take it: a number, or a one-element tensor (PyTorch's wording)."""
+    if isinstance(lr, (torch.Tensor, Tensor)):
+        if lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+    elif isinstance(lr, bool) or not isinstance(lr, (int, float)):
+        raise TypeError(f"lr must be a float or a 1-element Tensor, not {type(lr).__name__}")
+    if not 0.0 <= float(lr):
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def scalar_lr(group: dict) -> float:
+    """The group's learning rate as a Python number (a tensor lr is read each step, as torch's)."""
+    lr = group["lr"]
+    return float(lr) if isinstance(lr, (torch.Tensor, Tensor)) else lr
+
+
 def _mark_called(step: Callable) -> Callable:
     """Wrap a subclass's ``step`` so learning-rate schedulers can tell it has run."""
 
