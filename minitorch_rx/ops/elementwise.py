@@ -79,7 +79,8 @@ class Div(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         grad_a = grad / b if ctx.needs_input_grad[0] else None
-        grad_b = -grad * a / (b * b) if a is not None else None
+        # PyTorch's order: b * b overflows float16 from |b| = 256 where a / b / b does not
+        grad_b = -grad * (a / b / b) if a is not None else None
         return grad_a, grad_b
 
 
@@ -168,11 +169,11 @@ class Pow(Function):
         grad_base = grad_exponent = None
         if need_base:
             if isinstance(exponent, torch.Tensor):
-                grad_base = torch.where(exponent == 0, 0.0, grad * exponent * base ** (exponent - 1))
+                grad_base = torch.where(exponent == 0, 0.0, grad * (exponent * base ** (exponent - 1)))
             elif exponent == 0:
                 grad_base = torch.zeros_like(grad)
             else:
-                grad_base = grad * exponent * base ** (exponent - 1)
+                grad_base = grad * (exponent * base ** (exponent - 1))  # PyTorch's order: no grad * exponent overflow
         if need_exponent:
             base = torch.as_tensor(base, dtype=out.dtype, device=out.device)
             grad_exponent = grad * torch.where((base == 0) & (exponent >= 0), 0.0, out * torch.log(base))

@@ -85,7 +85,8 @@ class Var(Function):
         dims, correction, keepdim = ctx.meta
         centered = x - x.mean(dims, keepdim=True)
         scale = _inverse_dof(x.shape, dims, correction) * 2
-        return _expand_back(grad, x.shape, dims, keepdim) * centered * scale, None, None, None
+        # scaled before multiplying by ``centered``, as PyTorch: grad * centered can overflow float16
+        return _expand_back(grad * scale, x.shape, dims, keepdim) * centered, None, None, None
 
 
 class Std(Function):
@@ -103,7 +104,7 @@ class Std(Function):
         centered = x - x.mean(dims, keepdim=True)
         scale = _inverse_dof(x.shape, dims, correction)
         per_std = torch.where(y == 0, 0.0, grad / y)  # PyTorch: no gradient where std is 0
-        return _expand_back(per_std, x.shape, dims, keepdim) * centered * scale, None, None, None
+        return _expand_back(per_std * scale, x.shape, dims, keepdim) * centered, None, None, None
 
 
 class EvenlyDistributedExtremum(Function):
