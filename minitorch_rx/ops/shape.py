@@ -8,7 +8,7 @@ from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, tensor_arg
 from .dims import normalize_dim
-from .inplace import register_view
+from .inplace import register_view, split_index
 
 
 class _ShapeOnly(Function):
@@ -102,7 +102,8 @@ class Index(Function):
             ctx.input_meta = (x.shape, x.dtype, x.device)
             if _is_advanced(index):
                 positions = torch.arange(x.numel(), device=x.device).view(x.shape)[index]
-                ctx.save_for_backward(positions)
+                # the index's tensors too, unused but version-checked: PyTorch's error if one changes
+                ctx.save_for_backward(positions, *split_index(index)[1])
             else:
                 ctx.basic_index = index
         return out
@@ -114,7 +115,7 @@ class Index(Function):
         if "basic_index" in ctx.__dict__:
             full[ctx.basic_index] = grad
             return full, None
-        (positions,) = ctx.saved_tensors
+        positions = ctx.saved_tensors[0]
         full.view(-1).index_add_(0, positions.reshape(-1), grad.reshape(-1).to(dtype))
         return full, None
 
