@@ -20,7 +20,7 @@ from . import graph as _graph
 from .function import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Node, accumulator
 from .grad_mode import state
 from .graph import _NodeRef
-from .tensor import Tensor
+from .tensor import Tensor, detach_torch
 
 # References to a gradient inside _accumulate (or _sum) when nobody else holds it: the engine's
 # local (or buffer slot), the argument, and getrefcount's own argument. More means it is shared.
@@ -119,12 +119,12 @@ def _tensor_list(value: object, argument: str) -> list[Tensor]:
 
 def _gradient_list(value: object, argument: str) -> list | None:
     """Gradients as given to backward/grad: None, one tensor, or a sequence of tensors and Nones."""
-    if value is None or isinstance(value, list):
-        return value
     if isinstance(value, (Tensor, torch.Tensor)):
-        return [value]
-    if isinstance(value, tuple):
-        return list(value)
+        value = [value]
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):  # a torch gradient's own graph would grow with ours
+        return [detach_torch(g) if isinstance(g, torch.Tensor) else g for g in value]
     raise TypeError(f"{argument} must be a Tensor, a sequence of Tensors or None, not {type(value).__name__}")
 
 

@@ -98,7 +98,7 @@ class Tensor:
     def __init__(self, data: torch.Tensor, requires_grad: bool = False) -> None:
         if not isinstance(data, torch.Tensor):
             raise TypeError(f"mt.Tensor wraps a torch.Tensor, got {type(data).__name__}; use mt.tensor(data)")
-        self._data = data
+        self._data = detach_torch(data)
         self._node = None
         self._grad = None
         self._out_nr = 0
@@ -215,7 +215,7 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         if self._requires_grad and value.is_complex():
             raise complex_grad_error(f"a tensor that requires grad cannot take {value.dtype} data")
-        self._data = value
+        self._data = detach_torch(value)
 
     # -------------------------------------------------------------- conversion
     def torch(self) -> torch.Tensor:

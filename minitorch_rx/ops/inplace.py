@@ -20,7 +20,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad, state
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, detach_torch
 from .constants import dtype_name
 from .elementwise import clamp
 
@@ -183,7 +183,9 @@ class AsStrided(Function):
 
 
 def _data(value):
-    return value._data if isinstance(value, Tensor) else value
+    if isinstance(value, Tensor):
+        return value._data
+    return detach_torch(value) if isinstance(value, torch.Tensor) else value
 
 
 def inplace_binary(target: Tensor, other, out_of_place, torch_method: str, **kwargs) -> Tensor:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import Function
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, detach_torch
 from .constants import TENSOR_TYPES, tensor_arg
 from .dims import normalize_dim
 from .inplace import register_view, split_index
@@ -285,7 +285,7 @@ def _tensor_list(tensors, name: str) -> list:
     for i, t in enumerate(tensors):
         if not isinstance(t, TENSOR_TYPES):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-    return [t if isinstance(t, Tensor) else Tensor._make(t, None) for t in tensors]
+    return [t if isinstance(t, Tensor) else Tensor._make(detach_torch(t), None) for t in tensors]
 
 
 def cat(tensors, dim: int = 0) -> Tensor:

@@ -39,12 +39,14 @@ def scalar_lr(group: dict) -> float:
 
 
 def _mark_called(step: Callable) -> Callable:
-    """Wrap a subclass's ``step`` so learning-rate schedulers can tell it has run."""
+    """Wrap a subclass's ``step`` so learning-rate schedulers can tell it has run, and run it
+    outside torch's autograd: in-place updates must never extend a torch graph."""
 
     @functools.wraps(step)
     def wrapper(self: Optimizer, *args, **kwargs):
         self._opt_called = True
-        return step(self, *args, **kwargs)
+        with torch.no_grad():
+            return step(self, *args, **kwargs)
 
     return wrapper
 
@@ -172,7 +174,7 @@ class Optimizer:
     def _closure_loss(closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None
-        with enable_grad():
+        with enable_grad(), torch.enable_grad():  # as torch's optimizers run the closure
             return closure()
 
     # ------------------------------------------------------------ state dicts
