@@ -50,7 +50,8 @@ class _Walk:
     """Rebuild a graph of lists, tuples and dicts bottom-up without recursion: each container is
     converted once (memo by id) however many times it is referenced. Lists and dicts are created
     before their items, so a list that contains itself comes back containing its copy; a tuple is
-    built after its items, so a cycle that runs through a tuple raises ``CheckpointError``."""
+    built after its items, so a cycle that runs through a tuple raises ``CheckpointError`` (torch's
+    weights-only reader could not load it back either)."""
 
     def __init__(self, leaf: Callable[[Any], Any], open_dict: Callable[[dict], Any], budget: int | None = None):
         self.leaf, self.open_dict, self.budget = leaf, open_dict, budget
@@ -93,7 +94,8 @@ class _Walk:
             return True, self.memo[ident]
         if ident in self.unfinished_tuples:
             raise CheckpointError(
-                "a tuple contains itself (through its items): pickle's cycles must run through lists or dicts"
+                "a tuple contains itself (through a list or dict in it): pickle writes that with an opcode "
+                "(POP_MARK) that torch's weights-only reader, and so mt.load, refuses; use a list"
             )
         if isinstance(obj, list):
             out: list = []
@@ -195,7 +197,10 @@ def save(obj: Any, path: str | os.PathLike) -> None:
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
-    encoded = _encode(obj)
+    try:
+        encoded = _encode(obj)
+    except CheckpointError as error:
+        raise CheckpointError(f"Cannot save '{path}': {error}") from None
     _remove_stale_temporaries(target, folder)
     handle, temporary = _create_temporary(target, folder)
     try:

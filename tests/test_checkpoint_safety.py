@@ -411,6 +411,21 @@ def test_self_referencing_containers_save_and_load_as_torch_does(tmp_path):
     assert loaded[1] is loaded
 
 
+def test_a_cycle_through_a_tuple_is_a_checkpoint_error_on_save(tmp_path):
+    """torch.save writes it with POP_MARK, which torch.load(weights_only=True) refuses: say so."""
+    inner: list = [mt.ones(1)]
+    outer = (inner, "tag")
+    inner.append(outer)
+    plain: list = [1]
+    plain.append((plain, "tag"))
+    torch.save(plain[1], tmp_path / "torch.pt")
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported operand 48"):  # POP_MARK
+        torch.load(tmp_path / "torch.pt", weights_only=True)
+    with pytest.raises(CheckpointError, match=r"Cannot save .*ours\.pt.*a tuple contains itself.*POP_MARK"):
+        mt.save({"outer": outer}, tmp_path / "ours.pt")
+    assert not (tmp_path / "ours.pt").exists()
+
+
 def test_load_refuses_a_compressed_archive_that_unpacks_beyond_its_size(tmp_path):
     """A zip bomb: checking CRCs would inflate every entry; torch.save never compresses."""
     torch.save({"weight": torch.ones(2)}, tmp_path / "ck.pt")
