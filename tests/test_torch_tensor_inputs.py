@@ -79,7 +79,24 @@ ENTRY_POINTS = {
     "setitem": set_item,
     "copy_": copy_into,
     "backward(gradient)": backward_gradient,
+    "mt.where, torch operands only": lambda t: mt.where(mt.ones(2, 3) > 0, t, t * 2),
+    "mt.clamp bounds": lambda t: mt.clamp(mt.zeros(2, 3), t, t + 1),
+    "mt.dot": lambda t: mt.dot(mt.ones(3), t[0]),
+    "F.layer_norm weight": lambda t: F.layer_norm(mt.ones(2, 3), (3,), t[0], t[1]),
+    "F.batch_norm running stats": lambda t: F.batch_norm(mt.randn(4, 3), t[0], t[1].abs(), training=True),
+    "F.batch_norm weight": lambda t: F.batch_norm(mt.randn(4, 3), None, None, t[0], t[1], training=True),
+    "a custom Function": lambda t: Scale.apply(mt.ones(2, 3, requires_grad=True), t),
 }
+
+
+class Scale(mt.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, factor):
+        return x * factor
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
 
 
 @pytest.mark.parametrize("entry", list(ENTRY_POINTS))

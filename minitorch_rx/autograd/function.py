@@ -19,7 +19,7 @@ import torch
 from . import graph as _graph
 from .grad_mode import state
 from .graph import _NodeRef, _remove_dead_node
-from .tensor import Tensor, complex_grad_error
+from .tensor import Tensor, complex_grad_error, detach_torch
 
 _new_tensor = object.__new__
 
@@ -262,7 +262,14 @@ class Function:
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad:
                     return _record(cls, args)
-        out = cls.forward(_InertContext(args), *[a._data if isinstance(a, Tensor) else a for a in args])
+        # a torch tensor that requires grad is used detached: torch's autograd must record nothing
+        out = cls.forward(
+            _InertContext(args),
+            *[
+                a._data if isinstance(a, Tensor) else detach_torch(a) if isinstance(a, torch.Tensor) else a
+                for a in args
+            ],
+        )
         if type(out) is tuple:
             return tuple(Tensor._make(o, None) if isinstance(o, torch.Tensor) else o for o in out)
         return Tensor._make(out, None)
@@ -400,7 +407,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
                 needs.append(True)
                 continue
         else:
-            datas.append(a)
+            datas.append(detach_torch(a) if isinstance(a, torch.Tensor) else a)
         if node._input_nrs is not None:
             node._input_nrs += (0,)
         parents.append(None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import ConstantOp, Function
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, detach_torch
 from .constants import _cache as _constants
 from .constants import dtype_name, not_a_tensor, operand, tensor_arg
 
@@ -426,6 +426,7 @@ def where(condition, input, other) -> Tensor:
             + dtype_name(condition.dtype)
         )
     like = input if isinstance(input, Tensor) else other
-    if not isinstance(like, Tensor):
+    if not isinstance(like, Tensor):  # torch tensors and numbers only: used detached
+        input, other = (detach_torch(v) if isinstance(v, torch.Tensor) else v for v in (input, other))
         return Tensor._make(torch.where(condition, input, other), None)
     return Where.apply(condition, operand(input, like._data), operand(other, like._data))

@@ -115,6 +115,12 @@ def batch_norm(
         raise ValueError(f"expected at least 2D input (got {len(size)}D input)")
     if training and size[0] * math.prod(size[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    running_mean, running_var, weight, bias = (
+        tensor_arg(t, "batch_norm", name, i, optional=True)
+        for i, (name, t) in enumerate(
+            (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)), 2
+        )
+    )
     # torch.batch_norm's checks: its native kernel trusts its caller with them.
     for name, tensor in (
         ("running_mean", running_mean),
@@ -146,6 +152,7 @@ def layer_norm(
     >>> [round(v, 4) for v in layer_norm(mt.tensor([[1.0, 3.0]]), 2).tolist()[0]]
     [-1.0, 1.0]
     """
+    input = tensor_arg(input, "layer_norm")
     shape = (
         [normalized_shape]
         if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool)
