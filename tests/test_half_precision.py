@@ -124,6 +124,13 @@ OPS = {
     "pad const": (lambda m, F, a: F.pad(a, (1, 2, 0, 1)), [G(0, 2, 3, 5)]),
     "unfold": (lambda m, F, a: F.unfold(a, 2), [G(0, 1, 2, 4, 4)]),
     "fold": (lambda m, F, a: F.fold(a, (3, 3), 2), [G(0, 1, 8, 4)]),
+    "swish": (lambda m, F, a: m.swish(a, 1.5) if m is mt else a * (1.5 * a).sigmoid(), [G(0, 3, 4, lo=-10, hi=10)]),
+    "div by a scalar": (lambda m, F, a: a / 300.0, [G(0, 3, 4)]),
+    "scalar divided": (lambda m, F, a: 300.0 / a, [G(0, 3, 4, lo=250, hi=400)]),
+    "setitem": (lambda m, F, a, b: _set_row(a * 1, b), [G(0, 3, 4), G(1, 4)]),
+    "in place on a view": (lambda m, F, a: _scale_rows(a * 1), [G(0, 3, 4)]),
+    "copy_": (lambda m, F, a, b: (a * 1).copy_(b * 2), [G(0, 3, 4), G(1, 3, 4)]),
+    "fill_ of a view": (lambda m, F, a: _fill_row(a * 1), [G(0, 3, 4)]),
     "to float32": (lambda m, F, a: a.float() * 2, [G(0, 3, 4)]),
     "layer_norm huge": (
         lambda m, F, a, w, b: F.layer_norm(a, (40,), w, b),
@@ -199,6 +206,23 @@ OPS = {
     "exp scaled": (lambda m, F, a: a.exp() * 1000, [G(0, 3, 4, lo=-5, hi=3)]),
     "log scaled": (lambda m, F, a: a.log() * 10000, [G(0, 3, 4, lo=1, hi=100)]),
 }
+
+
+def _set_row(y, row):
+    y[0] = row * 300
+    return y
+
+
+def _scale_rows(y):
+    y[1:].mul_(300.0)
+    return y
+
+
+def _fill_row(y):
+    y[1].fill_(2.0)
+    return y
+
+
 TOLERANCE = {torch.float16: 2e-2, torch.bfloat16: 8e-2}
 
 
