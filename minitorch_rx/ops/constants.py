@@ -11,6 +11,8 @@ Also the check every public op makes of its tensor arguments, worded as PyTorch'
 
 from __future__ import annotations
 
+import numbers
+
 import torch
 
 from ..autograd.tensor import Tensor, detach_torch
@@ -58,6 +60,17 @@ def tensor_arg(
     if isinstance(value, torch.Tensor):
         return Tensor._make(detach_torch(value), None)
     raise not_a_tensor(function, value, argument, position)
+
+
+def check_number(value: object, owner: str, name: str, integer: bool = False) -> None:
+    """A hyperparameter that must be a Python number (an int where ``integer``), or a TypeError
+    naming it: ``SGD(): argument 'momentum' must be float, not NoneType``."""
+    if isinstance(value, (Tensor, torch.Tensor)) and value.numel() == 1 and not integer:
+        return  # torch takes one-element tensors for its float hyperparameters
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral if integer else numbers.Real):
+        raise TypeError(
+            f"{owner}(): argument '{name}' must be {'int' if integer else 'float'}, not {type(value).__name__}"
+        )
 
 
 def not_a_tensor(function: str, value: object, argument: str = "input", position: int = 1) -> TypeError:

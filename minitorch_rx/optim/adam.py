@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from ..autograd.tensor import Tensor
+from ..ops.constants import check_number
 from .optimizer import Optimizer, ParamsT, buckets, check_lr, params_with_grad, scalar_lr
 
 
@@ -46,6 +47,12 @@ class Adam(Optimizer):
         decoupled_weight_decay: bool = False,
     ) -> None:
         check_lr(lr)
+        for name, value in (("eps", eps), ("weight_decay", weight_decay)):
+            check_number(value, type(self).__name__, name)
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise TypeError(f"{type(self).__name__}(): argument 'betas' must be a pair of floats, not {betas!r}")
+        for i, beta in enumerate(betas):
+            check_number(beta, type(self).__name__, f"betas[{i}]")
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:

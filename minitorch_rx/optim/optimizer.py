@@ -66,11 +66,13 @@ class Optimizer:
             cls.step = _mark_called(cls.__dict__["step"])
 
     def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
-        if isinstance(params, (Tensor, torch.Tensor)):
+        if isinstance(params, (Tensor, torch.Tensor)) or not hasattr(params, "__iter__"):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, "
                 f"but got {torch.typename(params)}"
             )
+        if not isinstance(defaults, dict):
+            raise TypeError(f"defaults must be a dict of the optimizer's options, not {type(defaults).__name__}")
         self.defaults = defaults
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []

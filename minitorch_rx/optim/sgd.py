@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from ..ops.constants import check_number
 from .optimizer import Optimizer, ParamsT, buckets, check_lr, params_with_grad, scalar_lr
 
 
@@ -41,6 +42,8 @@ class SGD(Optimizer):
         maximize: bool = False,
     ) -> None:
         check_lr(lr)
+        for name, value in (("momentum", momentum), ("dampening", dampening), ("weight_decay", weight_decay)):
+            check_number(value, "SGD", name)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
