@@ -217,7 +217,10 @@ def save(obj: Any, path: str | os.PathLike) -> None:
             file.flush()
             os.fsync(file.fileno())
             _check_loadable(temporary, path)
-            os.replace(temporary, target)  # before the lock goes with the handle
+            if fcntl is not None:
+                os.replace(temporary, target)  # while locked: no other save takes it for stale
+        if fcntl is None:
+            os.replace(temporary, target)  # Windows renames closed files only
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
