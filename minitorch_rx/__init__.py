@@ -61,7 +61,7 @@ from . import (  # noqa: E402  (they build on the names above)
     utils,
 )
 from .amp import autocast
-from .autograd import Graph, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import Graph, Tensor, enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange,
     as_tensor,

@@ -6,7 +6,7 @@ import warnings
 
 import torch
 
-from .autograd.tensor import Tensor
+from .autograd.tensor import Tensor, detach_torch
 
 
 def _leaf(data: torch.Tensor, requires_grad: bool) -> Tensor:
@@ -21,7 +21,7 @@ def tensor(data, requires_grad: bool = False, dtype: torch.dtype | None = None, 
     if isinstance(data, Tensor):
         data = data._data
     if isinstance(data, torch.Tensor):
-        copied = data.detach().to(device=device, dtype=dtype, copy=True)
+        copied = detach_torch(data).to(device=device, dtype=dtype, copy=True)
     else:
         copied = torch.tensor(data, dtype=dtype, device=device)
     return _leaf(copied, requires_grad)
@@ -31,7 +31,7 @@ def from_torch(t: torch.Tensor, requires_grad: bool = False) -> Tensor:
     """Wrap ``t`` without copying (the two share memory); torch's own autograd state is dropped."""
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"from_torch expects a torch.Tensor, got {type(t).__name__}")
-    return _leaf(t.detach(), requires_grad)
+    return _leaf(detach_torch(t), requires_grad)
 
 
 def from_numpy(array) -> Tensor:

@@ -4,15 +4,22 @@ The file is torch's zip format read back with ``torch.load(weights_only=True)``,
 pickled object other than tensors, numbers, strings and containers of them; every entry is first
 checked against its CRC-32, which torch's reader skips. ``mt.Tensor`` values
 are stored as tagged dicts and come back as ``mt.Tensor``; ``torch.Tensor`` values come back as is.
+Encoding and decoding walk the containers iteratively with a memo, as pickle does: shared and
+self-referencing containers come back shared, and no file can make ``load`` visit an object twice.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
+import pickletools
+import re
 import secrets
 import stat
+import sys
 import zipfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,61 +27,200 @@ import torch
 
 from .autograd.tensor import Tensor
 
+try:
+    import fcntl
+except ImportError:  # Windows: temporaries of killed saves stay, as tempfile's do
+    fcntl = None
+
+# A dict with this key is a record: its one value is a torch.Tensor (an mt.Tensor's data) or a
+# dict (a user's dict that itself has this key, escaped so that it round-trips as a dict).
 _TAG = "__minitorch_rx_tensor__"
 
 
 class CheckpointError(RuntimeError):
-    """A file that is not a loadable minitorch_rx/torch checkpoint (truncated, corrupted, foreign or unsafe)."""
+    """A file that is not a loadable minitorch_rx/torch checkpoint (truncated, corrupted, foreign or unsafe),
+    or an object ``save`` cannot write (nested deeper than pickle goes)."""
+
+
+def _is_container(obj: Any) -> bool:
+    return isinstance(obj, (dict, list)) or (isinstance(obj, tuple) and not hasattr(obj, "_fields"))
+
+
+class _Walk:
+    """Rebuild a graph of lists, tuples and dicts bottom-up without recursion: each container is
+    converted once (memo by id) however many times it is referenced. Lists and dicts are created
+    before their items, so a list that contains itself comes back containing its copy; a tuple is
+    built after its items, so a cycle that runs through a tuple raises ``CheckpointError`` (torch's
+    weights-only reader could not load it back either)."""
+
+    def __init__(self, leaf: Callable[[Any], Any], open_dict: Callable[[dict], Any], budget: int | None = None):
+        self.leaf, self.open_dict, self.budget = leaf, open_dict, budget
+        self.memo: dict[int, Any] = {}
+        self.unfinished_tuples: set[int] = set()
+
+    def run(self, root: Any) -> Any:
+        stack: list[list] = []  # frames: [original, items iterator, filler, finish, pending key]
+        done, value = self._start(root, stack)
+        while stack:
+            frame = stack[-1]
+            item = next(frame[1], _END)
+            if item is _END:
+                stack.pop()
+                value = frame[3]()
+                if not stack:
+                    return value
+                stack[-1][2](stack[-1][4], value)
+                continue
+            self._count()
+            key, child = item
+            frame[4] = key
+            done, value = self._start(child, stack)
+            if done:
+                frame[2](key, value)
+        return value
+
+    def _count(self) -> None:
+        if self.budget is not None:
+            self.budget -= 1
+            if self.budget < 0:
+                raise _OverBudget
+
+    def _start(self, obj: Any, stack: list[list]) -> tuple[bool, Any]:
+        """Convert ``obj`` now (``(True, result)``) or push a frame that will (``(False, None)``)."""
+        if not _is_container(obj):
+            return True, self.leaf(obj)
+        ident = id(obj)
+        if ident in self.memo:
+            return True, self.memo[ident]
+        if ident in self.unfinished_tuples:
+            raise CheckpointError(
+                "a tuple contains itself (through a list or dict in it): pickle writes that with an opcode "
+                "(POP_MARK) that torch's weights-only reader, and so mt.load, refuses; use a list"
+            )
+        if isinstance(obj, list):
+            out: list = []
+            self.memo[ident] = out
+            stack.append([obj, enumerate(obj), lambda key, value: out.append(value), lambda: out, None])
+            return False, None
+        if isinstance(obj, tuple):
+            items: list = []
+            self.unfinished_tuples.add(ident)
+
+            def finish_tuple() -> tuple:
+                self.unfinished_tuples.discard(ident)
+                self.memo[ident] = result = tuple(items)
+                return result
+
+            stack.append([obj, enumerate(obj), lambda key, value: items.append(value), finish_tuple, None])
+            return False, None
+        opened = self.open_dict(obj)
+        if opened[0]:
+            self.memo[ident] = opened[1]
+            return True, opened[1]
+        _, result, target, source = opened
+        self.memo[ident] = result
+        stack.append([obj, iter(source.items()), target.__setitem__, lambda: result, None])
+        return False, None
+
+
+_END = object()
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _new_dict_like(obj: dict) -> dict:
+    return {} if type(obj) is dict else type(obj)()
 
 
 def _encode(obj: Any) -> Any:
-    if isinstance(obj, Tensor):
-        return {_TAG: obj._data.detach()}
-    if isinstance(obj, dict):
-        encoded = {k: _encode(v) for k, v in obj.items()}
-        return encoded if type(obj) is dict else type(obj)(encoded)
-    if isinstance(obj, list):
-        return [_encode(v) for v in obj]
-    if isinstance(obj, tuple) and not hasattr(obj, "_fields"):
-        return tuple(_encode(v) for v in obj)
-    return obj
+    records: dict[int, dict] = {}  # one record per mt.Tensor, so that a shared tensor loads shared
+
+    def leaf(value: Any) -> Any:
+        if not isinstance(value, Tensor):
+            return value
+        if id(value) not in records:
+            records[id(value)] = {_TAG: value._data.detach()}
+        return records[id(value)]
+
+    def open_dict(value: dict) -> tuple:
+        out = _new_dict_like(value)
+        return (False, {_TAG: out} if _TAG in value else out, out, value)
+
+    return _Walk(leaf, open_dict).run(obj)
 
 
-def _decode(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        if len(obj) == 1 and _TAG in obj:
-            return Tensor._make(obj[_TAG], None)
-        decoded = {k: _decode(v) for k, v in obj.items()}
-        return decoded if type(obj) is dict else type(obj)(decoded)
-    if isinstance(obj, list):
-        return [_decode(v) for v in obj]
-    if isinstance(obj, tuple):
-        return tuple(_decode(v) for v in obj)
-    return obj
+def _decode(obj: Any, path: Path | str, budget: int) -> Any:
+    """``obj`` with every tensor record replaced by an ``mt.Tensor``, visiting at most ``budget``
+    container items (a file of n bytes holds fewer than n: each item costs a pickle opcode)."""
+
+    def open_dict(value: dict) -> tuple:
+        if _TAG not in value:
+            out = _new_dict_like(value)
+            return (False, out, out, value)
+        record = value[_TAG]
+        if len(value) == 1 and isinstance(record, torch.Tensor):
+            return (True, Tensor._make(record.detach() if record.requires_grad else record, None))
+        if len(value) == 1 and isinstance(record, dict):  # an escaped user dict: its keys are plain
+            out = _new_dict_like(record)
+            return (False, out, out, record)
+        holds = f"{len(value)} entries" if len(value) != 1 else f"a {type(record).__name__}"
+        raise CheckpointError(
+            f"Cannot load '{path}': a minitorch_rx tensor record ({_TAG!r}) holds {holds}, "
+            "not one tensor (the file is forged or damaged)"
+        )
+
+    try:
+        return _Walk(lambda value: value, open_dict, budget).run(obj)
+    except _OverBudget:
+        raise CheckpointError(
+            f"Cannot load '{path}': it unpacks to more objects than its {budget} bytes can hold (a forged file)"
+        ) from None
 
 
 def save(obj: Any, path: str | os.PathLike) -> None:
     """Write ``obj`` (state dicts, checkpoints: tensors, numbers, strings, containers) to ``path``.
 
-    The write is atomic: the data goes to a temporary file in the same folder, is flushed to
-    disk, and replaces ``path`` in one rename, so a crash mid-save leaves the old file intact.
+    The write is atomic: the data goes to a temporary file ``.NAME.<16 hex digits>.tmp`` in the
+    folder of ``path`` (of its target, where ``path`` is a symbolic link: the link is kept and its
+    target replaced, as ``torch.save`` writes through it), is flushed to disk, and replaces the file
+    in one rename, so a crash mid-save leaves the old file intact. A process killed mid-save leaves
+    its temporary behind; the next ``save`` to the same file removes it (on POSIX systems, where a
+    lock tells a dead writer's temporary from a live one's).
+    Shared and self-referencing containers are saved as pickle saves them.
     Raises ``TypeError`` (and leaves ``path`` untouched) for an object ``load`` could not read
-    back, such as a module or a NumPy array: save ``model.state_dict()`` instead.
+    back, such as a module or a NumPy array: save ``model.state_dict()`` instead; and
+    ``CheckpointError`` for containers nested deeper than pickle can write.
     """
     path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
-    handle, temporary = _create_temporary(path, folder)
+    try:
+        encoded = _encode(obj)
+    except CheckpointError as error:
+        raise CheckpointError(f"Cannot save '{path}': {error}") from None
+    _remove_stale_temporaries(target, folder)
+    handle, temporary = _create_temporary(target, folder)
     try:
         with os.fdopen(handle, "wb") as file:
             try:
-                torch.save(_encode(obj), file)
+                torch.save(encoded, file)
+            except RecursionError:
+                raise CheckpointError(
+                    f"Cannot save '{path}': its containers are nested deeper than pickle can write "
+                    f"(Python's recursion limit, {sys.getrecursionlimit()})"
+                ) from None
             except (pickle.PicklingError, AttributeError, TypeError) as error:
                 raise TypeError(f"Cannot save '{path}': {error}") from None
             file.flush()
             os.fsync(file.fileno())
-        _check_loadable(temporary, path)
-        os.replace(temporary, path)
+            _check_loadable(temporary, path)
+            if fcntl is not None:
+                os.replace(temporary, target)  # while locked: no other save takes it for stale
+        if fcntl is None:
+            os.replace(temporary, target)  # Windows renames closed files only
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
@@ -100,9 +246,14 @@ def _check_loadable(temporary: str, path: Path) -> None:
         ) from None
 
 
+def _temporary_pattern(path: Path) -> re.Pattern:
+    return re.compile(rf"\.{re.escape(path.name)}\.[0-9a-f]{{16}}\.tmp")
+
+
 def _create_temporary(path: Path, folder: Path) -> tuple[int, str]:
     """A new file next to ``path`` with the mode a plain ``open`` would leave ``path`` with: its
-    own mode when it exists, else 0o666 less the umask (``tempfile.mkstemp`` would give 0o600)."""
+    own mode when it exists, else 0o666 less the umask (``tempfile.mkstemp`` would give 0o600).
+    It is locked while this process writes it, so that another save knows it is not stale."""
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666
     while True:
         temporary = os.path.join(folder, f".{path.name}.{secrets.token_hex(8)}.tmp")
@@ -110,63 +261,182 @@ def _create_temporary(path: Path, folder: Path) -> tuple[int, str]:
             handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         except FileExistsError:
             continue
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            # another save may have taken it for stale and removed it between the open and the lock
+            if not os.path.exists(temporary) or os.stat(temporary).st_ino != os.fstat(handle).st_ino:
+                os.close(handle)
+                continue
         if mode != 0o666:
             os.chmod(temporary, mode)
         return handle, temporary
 
 
+def _remove_stale_temporaries(path: Path, folder: Path) -> None:
+    """Remove the temporaries that killed saves to ``path`` left: those no live process holds locked."""
+    if fcntl is None:
+        return
+    pattern = _temporary_pattern(path)
+    try:
+        names = [name for name in os.listdir(folder) if pattern.fullmatch(name)]
+    except OSError:
+        return
+    for name in names:
+        candidate = os.path.join(folder, name)
+        try:
+            handle = os.open(candidate, os.O_RDONLY)
+        except OSError:
+            continue  # gone already, or not ours to read
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(handle)  # a save in progress
+            continue
+        try:
+            if os.path.exists(candidate) and os.stat(candidate).st_ino == os.fstat(handle).st_ino:
+                os.unlink(candidate)
+        except OSError:
+            pass
+        finally:
+            os.close(handle)
+
+
 def load(path: str | os.PathLike, map_location: str | torch.device | None = None) -> Any:
     """Read a file written by ``mt.save`` (or a plain ``torch.save`` of tensors and containers).
 
-    Never runs code: pickled objects other than tensors and plain containers are refused.
-    ``map_location`` moves the tensors (e.g. ``"cpu"`` for a checkpoint saved on a GPU).
-    Raises ``FileNotFoundError`` for a missing file and ``CheckpointError`` naming the file for
-    a truncated, corrupted, foreign or unsafe one.
+    Never runs code: pickled objects other than tensors and plain containers are refused, with an
+    error naming the first one. ``map_location`` moves the tensors (e.g. ``"cpu"`` for a checkpoint
+    saved on a GPU). Raises ``FileNotFoundError`` for a missing file and ``CheckpointError`` naming
+    the file for a truncated, corrupted, foreign or unsafe one.
     """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"No such checkpoint: '{path}'")
     if isinstance(map_location, str):
         map_location = torch.device(map_location)  # a bad device name is torch's error, not the file's
-    if path.is_file() and path.stat().st_size == 0:
+    size = path.stat().st_size if path.is_file() else 0
+    if path.is_file() and size == 0:
         raise CheckpointError(f"Cannot load '{path}': the file is empty")
-    _check_archive(path)
+    _check_archive(path, size)
     try:
         obj = torch.load(path, map_location=map_location, weights_only=True)
-    except pickle.UnpicklingError as error:
-        detail = _unpickler_detail(error)
-        if "GLOBAL" in detail:  # an import: what any pickle that runs code needs
-            raise CheckpointError(
-                f"Refusing to load '{path}': it holds objects that could run code when loaded "
-                f"(only tensors, numbers, strings and containers are allowed): {detail}"
-            ) from None
-        raise CheckpointError(f"Cannot load '{path}': {_NOT_A_CHECKPOINT}: {detail}") from None
     except Exception as error:  # what a damaged file makes torch's reader raise varies with the damage
-        raise CheckpointError(f"Cannot load '{path}': {_NOT_A_CHECKPOINT}: {type(error).__name__}: {error}") from None
-    return _decode(obj)
+        refused = _first_refused_global(path)
+        if refused is not None:
+            raise CheckpointError(
+                f"Refusing to load '{path}': loading it would have run code or built an object that is not allowed: "
+                f"it imports {refused} (only tensors, numbers, strings and containers of them are allowed)"
+            ) from None
+        detail = (
+            _unpickler_detail(error)
+            if isinstance(error, pickle.UnpicklingError)
+            else f"{type(error).__name__}: {error}"
+        )
+        raise CheckpointError(f"Cannot load '{path}': {_NOT_A_CHECKPOINT}: {detail}") from None
+    return _decode(obj, path, budget=max(size, 1024))
 
 
 _NOT_A_CHECKPOINT = "not a complete checkpoint (truncated, corrupted or another format)"
 _DIRECTORY = 0x10  # the MS-DOS directory bit of a zip entry's external attributes
 
 
-def _check_archive(path: Path) -> None:
+def _check_archive(path: Path, size: int) -> None:
     """Read every entry of a zip checkpoint against its CRC-32. torch's reader checks none, so a
-    flipped bit in tensor data would otherwise load as silently wrong numbers."""
+    flipped bit in tensor data would otherwise load as silently wrong numbers. Entries may not
+    unpack to more bytes than the file holds: ``torch.save`` stores them uncompressed."""
     try:
         if not path.is_file() or not zipfile.is_zipfile(path):
             return  # a legacy torch file, or no checkpoint at all: torch.load tells which
         with zipfile.ZipFile(path) as archive:
+            entries = archive.infolist()
+            unpacked = sum(info.file_size for info in entries)
+            if unpacked > size:
+                raise CheckpointError(
+                    f"Cannot load '{path}': its entries unpack to {unpacked} bytes, more than the file's {size} "
+                    "(a compressed archive: torch.save never compresses)"
+                )
             # torch's reader takes an entry with the directory attribute for a folder and reads
             # other bytes for it: a damaged attribute, since checkpoints hold files only.
-            damaged = next((i.filename for i in archive.infolist() if i.external_attr & _DIRECTORY), None)
+            damaged = next((i.filename for i in entries if i.external_attr & _DIRECTORY), None)
             damaged = damaged or archive.testzip()
+    except CheckpointError:
+        raise
     except Exception as error:  # whatever a damaged zip structure makes zipfile raise
         raise CheckpointError(f"Cannot load '{path}': {_NOT_A_CHECKPOINT}: {type(error).__name__}: {error}") from None
     if damaged is not None:
         raise CheckpointError(
             f"Cannot load '{path}': the file is corrupted (its entry '{damaged}' fails its integrity check)"
         )
+
+
+def _first_refused_global(path: Path) -> str | None:
+    """The first import in the file's pickles that ``torch.load(weights_only=True)`` does not allow,
+    as ``module.name``, found by reading the opcodes (never running them); ``None`` if there is none."""
+    try:
+        allowed = set(torch._weights_only_unpickler._get_allowed_globals())
+        allowed |= {
+            f"{g.__module__}.{g.__qualname__}"
+            for g in torch.serialization.get_safe_globals()
+            if hasattr(g, "__qualname__")
+        }
+    except Exception:  # torch's private list moved: name the first import of all
+        allowed = set()
+    for name in _imports(path):
+        if name not in allowed:
+            return name
+    return None
+
+
+def _pickles(path: Path) -> Iterator[bytes]:
+    """The pickle streams of a checkpoint: each ``data.pkl`` of a zip file, or the whole of a
+    legacy/bare pickle file (its consecutive pickles are read one after another)."""
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                for info in archive.infolist():
+                    if info.filename.endswith(".pkl") and info.file_size <= path.stat().st_size:
+                        yield archive.read(info)
+            return
+        yield path.read_bytes()
+    except Exception:  # a damaged archive: nothing more to read
+        return
+
+
+def _imports(path: Path) -> Iterator[str]:
+    """The ``module.name`` of every GLOBAL, INST and STACK_GLOBAL opcode, in file order."""
+    for data in _pickles(path):
+        stream = io.BytesIO(data)
+        while stream.tell() < len(data):
+            pushed: list = []  # what each opcode pushed, where it is a str (STACK_GLOBAL takes two)
+            memo: dict = {}
+            try:
+                for opcode, argument, _ in pickletools.genops(stream):
+                    name = opcode.name
+                    if name in ("GLOBAL", "INST"):
+                        yield _python3_name(*argument.split(" ", 1))
+                    elif name == "STACK_GLOBAL":
+                        module, attribute = pushed[-2:] if len(pushed) >= 2 else [None, None]
+                        computed = not (isinstance(module, str) and isinstance(attribute, str))
+                        yield "an import whose name is computed" if computed else _python3_name(module, attribute)
+                    if name == "MEMOIZE":
+                        memo[len(memo)] = pushed[-1] if pushed else None
+                    elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
+                        memo[argument] = pushed[-1] if pushed else None
+                    elif name in ("GET", "BINGET", "LONG_BINGET"):
+                        pushed.append(memo.get(argument))
+                    elif opcode.stack_after:
+                        pushed.append(argument if isinstance(argument, str) else None)
+                    if name == "STOP":
+                        break
+                else:
+                    return
+            except Exception:  # the rest is not a pickle (a legacy file's raw storage bytes)
+                break
+
+
+def _python3_name(module: str, attribute: str) -> str:
+    """``module.attribute`` as Python 3 spells it (pickle protocols 0-2 write Python 2's ``__builtin__``)."""
+    return f"{'builtins' if module == '__builtin__' else module}.{attribute}"
 
 
 def _unpickler_detail(error: pickle.UnpicklingError) -> str:

@@ -376,3 +376,43 @@ def test_a_chain_of_ops_with_cached_constants_backpropagates_as_torch():
     chain(x).backward()
     chain(x_torch).backward()
     torch.testing.assert_close(x.grad.torch(), x_torch.grad)
+
+
+def same_bits(ours: torch.Tensor, theirs: torch.Tensor) -> bool:
+    """Equal including the sign of zeros and infinities, NaN where NaN."""
+    return bool(
+        (torch.isnan(ours) == torch.isnan(theirs)).all()
+        and (torch.signbit(ours) == torch.signbit(theirs))[~torch.isnan(theirs)].all()
+        and torch.equal(ours.nan_to_num(0.0), theirs.nan_to_num(0.0))
+    )
+
+
+SPECIAL_SCALARS = [0.0, -0.0, 0, float("nan"), -float("nan"), float("inf"), -float("inf"), 5e-324, -5e-324]
+SCALAR_OPS = {
+    "add": lambda x, c: x + c,
+    "sub": lambda x, c: x - c,
+    "mul": lambda x, c: x * c,
+    "div": lambda x, c: x / c,
+    "radd": lambda x, c: c + x,
+    "rsub": lambda x, c: c - x,
+    "rmul": lambda x, c: c * x,
+    "rdiv": lambda x, c: c / x,
+    "pow": lambda x, c: x**c,
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name", list(SCALAR_OPS))
+def test_signed_zeros_and_nans_as_scalars_give_torchs_bits_whatever_ran_before(name, dtype):
+    """Issue 13.7: ``x / -0.0`` after ``x / 0.0`` took 0.0's cached constant ([inf, -inf], torch
+    [-inf, inf]); ``3 * -0.0`` gave 0.0. Every special scalar, after every other one, both ways."""
+    op = SCALAR_OPS[name]
+    for order in (SPECIAL_SCALARS, SPECIAL_SCALARS[::-1]):
+        for scalar in order:
+            x = mt.tensor([3.0, -2.0, 0.0, -0.0], dtype=dtype, requires_grad=True)
+            x_torch = x.torch().clone().requires_grad_(True)
+            y, y_torch = op(x, scalar), op(x_torch, scalar)
+            assert same_bits(y.torch(), y_torch.detach()), (name, scalar, y, y_torch)
+            y.sum().backward()
+            y_torch.sum().backward()
+            assert same_bits(x.grad.torch(), x_torch.grad), (name, scalar, x.grad, x_torch.grad)

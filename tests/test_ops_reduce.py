@@ -239,3 +239,48 @@ GRADCHECKS = {
 @pytest.mark.parametrize("name", GRADCHECKS)
 def test_gradcheck_passes(name):
     assert mt.autograd.gradcheck(GRADCHECKS[name], [_small(2, 3, 2)])
+
+
+# ----------------------------------------------- NaN, infinities and ties (issue 13.10)
+SPECIAL = [1.0, 2.0, -1.0, float("nan"), float("inf"), -float("inf"), 0.0, -0.0]
+EXTREMA = {
+    "max()": lambda t: t.max(),
+    "min()": lambda t: t.min(),
+    "max(dim)": lambda t: t.max(-1).values,
+    "min(dim, keepdim)": lambda t: t.min(0, keepdim=True).values,
+    "amax()": lambda t: t.amax(),
+    "amin(dim)": lambda t: t.amin(-1),
+    "amax(dims, keepdim)": lambda t: t.amax((0, -1), keepdim=True),
+    "maximum": lambda t: (torch if isinstance(t, torch.Tensor) else mt).maximum(t[0], t[-1]),
+    "minimum": lambda t: (torch if isinstance(t, torch.Tensor) else mt).minimum(t[-1], t[0]),
+    "max(other)": lambda t: t[0].max(t[-1]),
+    "logsumexp": lambda t: t.logsumexp(-1),
+    "softmax": lambda t: t.softmax(-1),
+}
+
+
+@FUZZ
+@given(
+    values=st.lists(st.sampled_from(SPECIAL), min_size=6, max_size=6),
+    shape=st.sampled_from([(2, 3), (3, 2), (1, 2, 3), (2, 1, 3)]),
+    infinite_gradient=st.booleans(),
+)
+@pytest.mark.parametrize("name", list(EXTREMA))
+def test_extrema_with_nans_infinities_and_ties_give_torchs_gradients(name, values, shape, infinite_gradient):
+    """Full max()/min() of a tensor holding NaN gave NaN gradients everywhere; torch gives the
+    gradient to the NaN. Every extremum, tie and NaN placement, finite and infinite gradients."""
+    op = EXTREMA[name]
+    data = torch.tensor(values, dtype=torch.float64).reshape(shape)
+    x, x_torch = mt.tensor(data, requires_grad=True), data.clone().requires_grad_(True)
+    y, y_torch = op(x), op(x_torch)
+    torch.testing.assert_close(y.torch(), y_torch.detach(), equal_nan=True, atol=0, rtol=0)
+    grad = torch.full_like(y_torch, float("inf")) if infinite_gradient else torch.rand_like(y_torch) + 0.5
+    y.backward(mt.tensor(grad))
+    y_torch.backward(grad)
+    torch.testing.assert_close(x.grad.torch(), x_torch.grad, equal_nan=True, atol=0, rtol=1e-12)
+
+
+def test_max_of_a_tensor_with_a_nan_puts_the_gradient_on_the_nan():
+    x = mt.tensor([1.0, float("nan"), 3.0, float("nan")], requires_grad=True)
+    x.max().backward()
+    assert x.grad.tolist() == [0.0, 0.5, 0.0, 0.5]

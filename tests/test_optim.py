@@ -460,3 +460,23 @@ def test_argument_errors_use_torch_wording(make, error, message):
     with pytest.raises(error) as info:
         make(params)
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW"])
+def test_a_tensor_learning_rate_steps_as_torchs(name):
+    """Issue 13.16: ``Adam(params, lr=torch.tensor(1e-3))`` failed inside ``_foreach_addcdiv_``;
+    torch takes a one-element tensor lr."""
+    torch.manual_seed(0)
+    start = torch.randn(3, 2, dtype=torch.float64)
+    ours = mt.nn.Parameter(mt.tensor(start.clone()))
+    theirs = torch.nn.Parameter(start.clone())
+    opt = getattr(mt.optim, name)([ours], lr=torch.tensor(0.05))
+    opt_torch = getattr(torch.optim, name)([theirs], lr=torch.tensor(0.05))
+    for _ in range(3):
+        (ours * ours).sum().backward()
+        (theirs * theirs).sum().backward()
+        opt.step()
+        opt_torch.step()
+        opt.zero_grad()
+        opt_torch.zero_grad()
+    torch.testing.assert_close(ours.torch(), theirs.detach())

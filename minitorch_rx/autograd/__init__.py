@@ -4,7 +4,7 @@ from . import functional, graph
 from .anomaly import detect_anomaly, is_anomaly_enabled
 from .engine import backward, grad
 from .function import Function, Node
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import Graph, current_graph
 from .profiler import profile
@@ -25,6 +25,7 @@ __all__ = [
     "grad",
     "gradcheck",
     "gradgradcheck",
+    "inference_mode",
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",

@@ -22,7 +22,7 @@ from .function import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Function, Node, a
 from .grad_mode import state
 from .graph import _NodeRef
 from .hooks import call_hooks, run_output_hooks
-from .tensor import Tensor
+from .tensor import Tensor, detach_torch
 
 # References to a gradient inside _accumulate (or _sum) when nobody else holds it: the engine's
 # local (or buffer slot), the argument, and getrefcount's own argument. More means it is shared.
@@ -65,11 +65,12 @@ def backward(
     into every leaf's, or only into those of ``inputs`` when given."""
     if retain_graph is None:
         retain_graph = create_graph
+    tensors, grad_tensors = _tensor_list(tensors, "tensors"), _gradient_list(grad_tensors, "grad_tensors")
     roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
     if inputs is None:
         run(roots, grads, retain_graph, None, create_graph)
         return
-    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    inputs = _tensor_list(inputs, "inputs")
     if not inputs:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     captured = _run_capturing(roots, grads, inputs, retain_graph, create_graph)
@@ -94,14 +95,17 @@ def grad(
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
-    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-    if not outputs:
-        raise RuntimeError("grad requires at least one output: got an empty sequence of outputs")
+    outputs, inputs = _tensor_list(outputs, "outputs"), _tensor_list(inputs, "inputs")
+    grad_outputs = _gradient_list(grad_outputs, "grad_outputs")
     if not inputs:
-        raise RuntimeError("grad requires non-empty inputs.")
-    if isinstance(grad_outputs, (Tensor, torch.Tensor)):
-        grad_outputs = [grad_outputs]
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not outputs:  # nothing is differentiated: every input is unused
+        if not allow_unused:
+            raise RuntimeError(
+                "The differentiated Tensor at index 0 appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior."
+            )
+        return (None,) * len(inputs)
     roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
     captured = _run_capturing(roots, grads, inputs, retain_graph, create_graph)
     result = []
@@ -133,6 +137,29 @@ def _run_capturing(roots, grads, inputs: list, retain_graph: bool, create_graph:
     captured: list = [None] * len(inputs)
     run(roots, grads, retain_graph, (capture, inputs, captured), create_graph)
     return captured
+
+
+def _tensor_list(value: object, argument: str) -> list[Tensor]:
+    """An mt.Tensor or a sequence of them as a list, or a TypeError naming ``argument``."""
+    if isinstance(value, Tensor):
+        return [value]
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{argument} must be an mt.Tensor or a sequence of them, not {type(value).__name__}")
+    for i, t in enumerate(value):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{argument}[{i}] must be an mt.Tensor, not {type(t).__name__}")
+    return list(value)
+
+
+def _gradient_list(value: object, argument: str) -> list | None:
+    """Gradients as given to backward/grad: None, one tensor, or a sequence of tensors and Nones."""
+    if isinstance(value, (Tensor, torch.Tensor)):
+        value = [value]
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):  # a torch gradient's own graph would grow with ours
+        return [detach_torch(g) if isinstance(g, torch.Tensor) else g for g in value]
+    raise TypeError(f"{argument} must be a Tensor, a sequence of Tensors or None, not {type(value).__name__}")
 
 
 def _existing_accumulator(t: Tensor):

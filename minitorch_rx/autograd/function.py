@@ -19,7 +19,7 @@ import torch
 from . import graph as _graph
 from .grad_mode import state
 from .graph import _NodeRef, _remove_dead_node
-from .tensor import Tensor
+from .tensor import Tensor, complex_grad_error, detach_torch
 
 _new_tensor = object.__new__
 
@@ -280,7 +280,14 @@ class Function:
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad:
                     return _record(cls, args)
-        out = cls.forward(_InertContext(args), *[a._data if isinstance(a, Tensor) else a for a in args])
+        # a torch tensor that requires grad is used detached: torch's autograd must record nothing
+        out = cls.forward(
+            _InertContext(args),
+            *[
+                a._data if isinstance(a, Tensor) else detach_torch(a) if isinstance(a, torch.Tensor) else a
+                for a in args
+            ],
+        )
         if type(out) is tuple:
             return tuple(Tensor._make(o, None) if isinstance(o, torch.Tensor) else o for o in out)
         return Tensor._make(out, None)
@@ -448,13 +455,15 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
                 needs.append(True)
                 continue
         else:
-            datas.append(a)
+            datas.append(detach_torch(a) if isinstance(a, torch.Tensor) else a)
         parents.append(None)
         needs.append(False)
     if multi_output_input:  # which output of its node each input is
         node._input_nrs = tuple(a._out_nr if isinstance(a, Tensor) else 0 for a in args)
     node.needs_input_grad = tuple(needs)
     out = cls.forward(node, *datas)
+    if type(out) is not tuple and out.is_complex():
+        raise complex_grad_error(f"{cls.__name__} would give a complex tensor that requires grad")
     if node._saved:
         node._saved_sources = _saved_sources(node._saved, datas, out)
     node._inputs = tuple(parents)
@@ -567,7 +576,9 @@ def _wrap_outputs(node: Node, outs: tuple) -> tuple:
     for nr, o in enumerate(outs):
         if not isinstance(o, torch.Tensor):
             wrapped.append(o)
-        elif id(o) in skip or not (o.is_floating_point() or o.is_complex()):
+        elif id(o) in skip or not o.is_floating_point():
+            if o.is_complex() and id(o) not in skip:
+                raise complex_grad_error(f"{node._function.__name__} would give a complex tensor that requires grad")
             wrapped.append(Tensor._make(o, None))
         else:
             wrapped.append(Tensor._make(o, node, nr))

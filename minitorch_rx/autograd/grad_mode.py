@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
 import threading
+import warnings
+from collections.abc import Callable
 
 
 class _State(threading.local):
@@ -78,9 +82,89 @@ def is_grad_enabled() -> bool:
     return state.grad_enabled
 
 
-class _GradModeContext:
-    """Base of the grad-mode switches: a context manager and a function decorator."""
+class _DecoratorContextManager:
+    """A context manager that also decorates functions, as PyTorch's grad-mode switches do: each
+    call of the decorated function runs in a fresh copy of the context, and a generator function's
+    body runs in it at each step (the caller's code between steps runs in the caller's mode)."""
 
+    def __call__(self, fn: Callable) -> Callable:
+        if inspect.isclass(fn):
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You should only "
+                "decorate functions or methods. To preserve the current behavior of class decoration, you can "
+                "directly decorate the `__init__` method and nothing else.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            cls = fn
+
+            def fn(*args, **kwargs):
+                return cls(*args, **kwargs)
+
+        if not callable(fn):
+            raise TypeError(f"{type(self).__name__}() decorates a function, got {type(fn).__name__}")
+        return _context_decorator(self.clone, fn)
+
+    def clone(self) -> _DecoratorContextManager:
+        return type(self)()
+
+    def __enter__(self) -> None:
+        raise NotImplementedError
+
+    def __exit__(self, *exc: object) -> None:
+        raise NotImplementedError
+
+
+def _context_decorator(factory: Callable, fn: Callable) -> Callable:
+    if inspect.isgeneratorfunction(fn):
+        return _wrap_generator(factory, fn)
+
+    @functools.wraps(fn)
+    def decorated(*args, **kwargs):
+        with factory():
+            return fn(*args, **kwargs)
+
+    return decorated
+
+
+def _wrap_generator(factory: Callable, fn: Callable) -> Callable:
+    """Run each step of the generator ``fn`` returns (start, send, throw, close) in the context."""
+
+    @functools.wraps(fn)
+    def generator(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with factory():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with factory():
+                        response = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+
+    return generator
+
+
+class _NoParameterContextManager(_DecoratorContextManager):
+    """One that decorates with or without parentheses: ``@no_grad()`` and ``@no_grad``."""
+
+    def __new__(cls, fn: Callable | None = None):
+        if fn is None:
+            return super().__new__(cls)
+        return cls()(fn)
+
+
+class _SetGrad(_NoParameterContextManager):
     enabled: bool
 
     def __enter__(self) -> None:
@@ -90,43 +174,73 @@ class _GradModeContext:
     def __exit__(self, *exc: object) -> None:
         state.grad_enabled = self._previous
 
-    def __call__(self, fn):
-        enabled = self.enabled
 
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            previous = state.grad_enabled
-            state.grad_enabled = enabled
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                state.grad_enabled = previous
-
-        return wrapper
-
-
-class no_grad(_GradModeContext):
-    """Context (or decorator) in which ops record nothing, as ``torch.no_grad``."""
+class no_grad(_SetGrad):
+    """Context (or decorator, of functions, methods and generators) in which ops record nothing,
+    as ``torch.no_grad``."""
 
     enabled = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_SetGrad):
     """Context (or decorator) that turns recording back on, as ``torch.enable_grad``."""
 
     enabled = True
 
 
-class set_grad_enabled(_GradModeContext):
-    """Set recording on or off: as a call, or as a context that restores the old mode."""
+class set_grad_enabled(_DecoratorContextManager):
+    """Set recording on or off, as ``torch.set_grad_enabled``: called, it sets the mode at once;
+    as a context it restores the old mode on exit; as a decorator it leaves the caller's mode as
+    it was and runs each call of the function in ``mode``."""
 
     def __init__(self, mode: bool) -> None:
-        self.enabled = bool(mode)
+        if not isinstance(mode, bool):
+            raise TypeError(
+                f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not {type(mode).__name__}"
+            )
+        self.mode = mode
         self._previous = state.grad_enabled
-        state.grad_enabled = self.enabled
+        state.grad_enabled = mode
+
+    def __call__(self, fn: Callable) -> Callable:
+        state.grad_enabled = self._previous
+        return super().__call__(fn)
 
     def __enter__(self) -> None:
-        pass
+        state.grad_enabled = self.mode
 
     def __exit__(self, *exc: object) -> None:
         state.grad_enabled = self._previous
+
+    def clone(self) -> set_grad_enabled:
+        return type(self)(self.mode)
+
+    def __repr__(self) -> str:
+        return f"minitorch_rx.set_grad_enabled(mode={self.mode})"
+
+
+class inference_mode(_DecoratorContextManager):
+    """Context (or decorator, with or without parentheses) for code whose results never take part
+    in a backward pass, as ``torch.inference_mode``: here it turns recording off as ``no_grad``
+    does, and ``inference_mode(False)`` turns it on (as PyTorch's does, even inside ``no_grad``).
+    PyTorch's extra restrictions on inference tensors do not apply."""
+
+    def __new__(cls, mode: bool | Callable = True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        if not callable(mode):
+            raise TypeError(f"inference_mode() takes a bool mode or a function to decorate, got {type(mode).__name__}")
+        return cls()(mode)
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        self._previous = state.grad_enabled
+        state.grad_enabled = not self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        state.grad_enabled = self._previous
+
+    def clone(self) -> inference_mode:
+        return type(self)(self.mode)

@@ -39,6 +39,8 @@ def gradcheck(
     """
     from .engine import grad as engine_grad
 
+    if not isinstance(inputs, (Tensor, list, tuple)):
+        raise TypeError(f"gradcheck inputs must be an mt.Tensor or a sequence, not {type(inputs).__name__}")
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     wrt = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if not wrt:

@@ -36,6 +36,40 @@ def legacy_data(args: tuple, dtype: torch.dtype, device) -> torch.Tensor:
     raise TypeError(f"new(): data must be a sequence or sizes (got {given}); use mt.tensor(data) for a scalar")
 
 
+_warned_torch_autograd = False
+
+
+def detach_torch(data: torch.Tensor) -> torch.Tensor:
+    """A torch tensor handed to minitorch_rx, cut from torch's autograd: our engine computes every
+    gradient, so a torch graph behind ``data`` would only grow (and our in-place updates would
+    extend it). Warns once per process when ``data`` requires grad."""
+    if data.requires_grad:
+        global _warned_torch_autograd
+        if not _warned_torch_autograd:
+            _warned_torch_autograd = True
+            import warnings
+
+            warnings.warn(
+                "a torch.Tensor that requires grad was given to minitorch_rx: it is used detached, since "
+                "minitorch_rx computes gradients with its own engine and never uses torch's autograd; "
+                "wrap it with mt.tensor(t, requires_grad=True) (or nn.Parameter) to learn it",
+                UserWarning,
+                stacklevel=3,
+            )
+        return data.detach()
+    return data
+
+
+def complex_grad_error(what: str) -> RuntimeError:
+    """The error for a complex tensor entering autograd: minitorch_rx differentiates real tensors only
+    (PyTorch's conjugate Wirtinger convention for complex gradients is not implemented)."""
+    return RuntimeError(
+        f"{what}: minitorch_rx differentiates real floating-point tensors only (complex autograd, "
+        "PyTorch's conjugate Wirtinger convention, is not implemented). Compute with the real and "
+        "imaginary parts as real tensors, or detach."
+    )
+
+
 def _rebuild(cls: type, data: torch.Tensor, requires_grad: bool) -> Tensor:
     t = _new(cls)
     t._data = data
@@ -84,7 +118,7 @@ class Tensor:
                 requires_grad = args[1]
         else:
             data = legacy_data(args, torch.get_default_dtype(), device)
-        self._data = data
+        self._data = detach_torch(data)
         self._node = None
         self._grad = None
         self._out_nr = 0
@@ -216,7 +250,9 @@ class Tensor:
             value = value._data
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
-        self._data = value
+        if self._requires_grad and value.is_complex():
+            raise complex_grad_error(f"a tensor that requires grad cannot take {value.dtype} data")
+        self._data = detach_torch(value)
 
     def __reduce_ex__(self, protocol: int):
         """Pickled as its data and ``requires_grad`` (a leaf, as PyTorch pickles tensors), so that
@@ -270,7 +306,9 @@ class Tensor:
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if requires_grad and not (self._data.is_floating_point() or self._data.is_complex()):
+        if requires_grad and not self._data.is_floating_point():
+            if self._data.is_complex():
+                raise complex_grad_error(f"a {self._data.dtype} tensor cannot require grad")
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self

@@ -22,6 +22,7 @@ from typing import TypeVar
 import torch
 
 from ..autograd.tensor import Tensor
+from ..ops.constants import check_number
 
 __all__ = [
     "calculate_gain",
@@ -96,6 +97,8 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor | torch.Tensor) -> tuple[int, i
 
 
 def _calculate_correct_fan(tensor: Tensor | torch.Tensor, mode: str) -> int:
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be 'fan_in' or 'fan_out', not {type(mode).__name__}")
     mode = mode.lower()
     valid_modes = ["fan_in", "fan_out"]
     if mode not in valid_modes:
@@ -129,6 +132,8 @@ def trunc_normal_(
     Runs ``torch.nn.init.trunc_normal_`` on the data: the sampler is torch's own, so one seed
     gives the same draws as in PyTorch (its warning for a mean far outside [a, b] included).
     """
+    for name, value in (("mean", mean), ("std", std), ("a", a), ("b", b)):
+        check_number(value, "trunc_normal_", name)
     torch.nn.init.trunc_normal_(_data(tensor), mean, std, a, b, generator=generator)
     return tensor
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import torch
 
 from ..autograd.tensor import Tensor
+from ..ops.constants import check_number
 from . import functional as F
 from ._tuples import _ntuple, _reverse_repeat_tuple
 from .linear import reset_weight_and_bias
@@ -46,6 +47,11 @@ class _ConvNd(Module):
         super().__init__()
         as_tuple = _ntuple(self._n)
         kernel_size, stride, dilation = as_tuple(kernel_size), as_tuple(stride), as_tuple(dilation)
+        check_number(groups, type(self).__name__, "groups", integer=True)
+        if not isinstance(padding_mode, str):
+            raise TypeError(
+                f"{type(self).__name__}(): argument 'padding_mode' must be str, not {type(padding_mode).__name__}"
+            )
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
         if in_channels % groups != 0:

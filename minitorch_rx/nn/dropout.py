@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..autograd.tensor import Tensor
+from ..ops.constants import check_number
 from . import functional as F
 from .module import Module
 
@@ -12,6 +13,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
+        check_number(p, type(self).__name__, "p")
         if p < 0 or p > 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p

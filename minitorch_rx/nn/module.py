@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import torch
 
 from ..autograd.hooks import RemovableHandle
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, complex_grad_error
 from . import module_hooks
 from .parameter import Parameter
 
@@ -395,6 +395,11 @@ class Module:
             raise TypeError(
                 f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
             )
+
+        if dtype is not None and dtype.is_complex:
+            learnable = next((name for name, p in self.named_parameters() if p.requires_grad), None)
+            if learnable is not None:
+                raise complex_grad_error(f"Module.to({dtype}): parameter '{learnable}' requires grad")
 
         def convert(t: torch.Tensor) -> torch.Tensor:
             return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, non_blocking)

@@ -8,6 +8,7 @@ import torch
 
 from .. import init
 from ..autograd.tensor import Tensor
+from ..ops.dims import int_tuple
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
@@ -32,7 +33,7 @@ class LayerNorm(Module):
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = int_tuple(normalized_shape, "LayerNorm", "normalized_shape", 1)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:

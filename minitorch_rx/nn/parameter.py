@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, detach_torch
 
 
 class Parameter(Tensor):
@@ -28,7 +28,7 @@ class Parameter(Tensor):
         elif isinstance(data, Tensor):
             data = data._data
         elif isinstance(data, torch.Tensor):
-            data = data.detach()
+            data = detach_torch(data)
         else:
             raise TypeError(f"Parameter expects an mt.Tensor or a torch.Tensor, got {type(data).__name__}")
         super().__init__(data, requires_grad)

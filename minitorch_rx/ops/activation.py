@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .dims import normalize_dim
 from .inplace import overwrite
 
@@ -294,8 +294,7 @@ def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
 
 def _softmax_input(name: str, input: Tensor, dim: int | None, stacklevel: int, dtype: torch.dtype | None):
     """``(input cast to dtype, dim normalized)`` for the softmax family."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor(name, input)
+    input = tensor_arg(input, name)
     if dim is None:
         dim = _implicit_dim(name, input._data.dim(), stacklevel + 1)
     if dtype is not None:

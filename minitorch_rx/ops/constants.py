@@ -3,16 +3,19 @@
 torch's path for a Python float operand costs about 1 µs per call, paid in forward and again
 in backward; a 0-dim tensor of the same dtype computes the same values without it. Only
 float32/float64 are cached: half precision would round the constant itself, and integer
-tensors promote differently with a float tensor than with a Python float.
+tensors promote differently with a float tensor than with a Python float. Zeros and NaNs are
+not cached: a dict key compares by value, and ``-0.0 == 0.0``.
 
 Also the check every public op makes of its tensor arguments, worded as PyTorch's.
 """
 
 from __future__ import annotations
 
+import numbers
+
 import torch
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, detach_torch
 
 #: What an op accepts as a tensor argument: ``isinstance(x, TENSOR_TYPES)`` is the cheap check.
 TENSOR_TYPES = (Tensor, torch.Tensor)
@@ -27,11 +30,13 @@ def operand(value: object, like: torch.Tensor) -> object:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, torch.Tensor):
-        return Tensor._make(value, None)
+        return Tensor._make(detach_torch(value), None)
     kind = type(value)
     if kind is float or kind is int:
         dtype = like.dtype
-        if dtype in _CACHED_DTYPES:
+        # Keys compare by value, so -0.0 would find 0.0's tensor (and int 0's), and NaNs would
+        # never be found again: zeros and NaNs pass as Python numbers, which torch takes exactly.
+        if dtype in _CACHED_DTYPES and value == value and value != 0:
             key = (value, dtype)
             constant = _cache.get(key)
             if constant is None:
@@ -43,6 +48,29 @@ def operand(value: object, like: torch.Tensor) -> object:
     if kind is bool or isinstance(value, (int, float, complex)):
         return value
     raise TypeError(f"unsupported operand type for a Tensor op: '{kind.__name__}'")
+
+
+def tensor_arg(
+    value: object, function: str, argument: str = "input", position: int = 1, optional: bool = False
+) -> Tensor | None:
+    """A tensor argument as an ``mt.Tensor``: a torch.Tensor is wrapped (detached from torch's
+    autograd), ``None`` passes where ``optional``, anything else is PyTorch's TypeError."""
+    if isinstance(value, Tensor) or (value is None and optional):
+        return value
+    if isinstance(value, torch.Tensor):
+        return Tensor._make(detach_torch(value), None)
+    raise not_a_tensor(function, value, argument, position)
+
+
+def check_number(value: object, owner: str, name: str, integer: bool = False) -> None:
+    """A hyperparameter that must be a Python number (an int where ``integer``), or a TypeError
+    naming it: ``SGD(): argument 'momentum' must be float, not NoneType``."""
+    if isinstance(value, (Tensor, torch.Tensor)) and value.numel() == 1 and not integer:
+        return  # torch takes one-element tensors for its float hyperparameters
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral if integer else numbers.Real):
+        raise TypeError(
+            f"{owner}(): argument '{name}' must be {'int' if integer else 'float'}, not {type(value).__name__}"
+        )
 
 
 def not_a_tensor(function: str, value: object, argument: str = "input", position: int = 1) -> TypeError:

@@ -17,6 +17,8 @@ from ..autograd.tensor import Tensor
 from . import im2col as columns
 from .autocast import state as autocast_state
 from .autocast import to_autocast_dtype
+from .constants import tensor_arg
+from .dims import int_tuple
 
 IntOrTuple = int | Sequence[int]
 
@@ -26,6 +28,8 @@ def _expand_param(value: IntOrTuple, n: int, name: str) -> tuple[int, ...]:
     """``value`` as an ``n``-tuple of ints (an int is repeated), in PyTorch's wording on a mismatch."""
     if isinstance(value, int) and not isinstance(value, bool):
         return (value,) * n
+    if not isinstance(value, (tuple, list, torch.Size)):
+        raise TypeError(f"argument '{name}' must be an int or a tuple of ints, not {type(value).__name__}")
     values = tuple(value)
     if len(values) == 1:
         values *= n
@@ -210,8 +214,8 @@ def _fmt(values: Sequence[int], sep: str = ", ") -> str:
 def _spatial_rank(params: Sequence[object], default: int) -> int:
     """The number of spatial dims: the length of the first sequence among ``params``, else ``default``."""
     for value in params:
-        if not isinstance(value, int):
-            return len(tuple(value))
+        if isinstance(value, (tuple, list, torch.Size)):
+            return len(value)
     return default
 
 
@@ -220,11 +224,11 @@ def _window_params(
 ) -> tuple[tuple[int, ...], ...]:
     """``unfold``/``fold``'s int-or-tuple arguments as ``nd``-tuples, checked as PyTorch's ``F.unfold``."""
     params = {"kernel_size": kernel_size, "dilation": dilation, "padding": padding, "stride": stride}
-    for name, value in params.items():
+    for position, (name, value) in enumerate(params.items(), 2):
         if isinstance(value, int) and not isinstance(value, bool):
             params[name] = (value,) * nd
             continue
-        params[name] = tuple(value)
+        params[name] = int_tuple(value, "im2col", name, position)
         if len(params[name]) != nd:
             raise RuntimeError(f"It is expected {name} equals to {nd}, but got size {len(params[name])}")
     for name, label in (("kernel_size", "kernel size"), ("stride", "stride"), ("dilation", "dilation")):
@@ -389,6 +393,8 @@ def _conv(
     dilation: IntOrTuple,
     groups: int,
 ) -> Tensor:
+    input, weight = tensor_arg(input, name), tensor_arg(weight, name, "weight", 2)
+    bias = tensor_arg(bias, name, "bias", 3, optional=True)
     x, w = input._data, weight._data
     _check_conv(name, nd, x, w, None if bias is None else bias._data, groups)
     stride = _expand_param(stride, nd, "stride")

@@ -13,7 +13,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .inplace import overwrite
 
 
@@ -46,8 +46,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     >>> dropout(mt.ones(3), p=0.5, training=False).tolist()
     [1.0, 1.0, 1.0]
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("dropout", input)
+    input = tensor_arg(input, "dropout")
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0 or input._data.numel() == 0:

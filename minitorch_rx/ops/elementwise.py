@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import ConstantOp, Function
-from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, operand
+from ..autograd.tensor import Tensor, detach_torch
 from .constants import _cache as _constants
+from .constants import dtype_name, not_a_tensor, operand, tensor_arg
 
 
 def binary(fn: type[Function], a: object, b: object) -> Tensor:
@@ -21,7 +21,8 @@ def binary(fn: type[Function], a: object, b: object) -> Tensor:
                 with_constant = _WITH_CONSTANT.get(fn)
                 return fn.apply1(a, constant) if with_constant is None else with_constant.apply(a, constant)
         b = operand(b, a._data)
-        return fn.apply(a, b) if isinstance(b, Tensor) else fn.apply1(a, b)
+        # a complex scalar takes apply's path, whose check refuses a complex result in the graph
+        return fn.apply(a, b) if isinstance(b, Tensor) or type(b) is complex else fn.apply1(a, b)
     if isinstance(b, Tensor):
         return fn.apply(operand(a, b._data), b)
     raise not_a_tensor(fn.__name__.lower(), a)
@@ -78,7 +79,8 @@ class Div(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         grad_a = grad / b if ctx.needs_input_grad[0] else None
-        grad_b = -grad * a / (b * b) if a is not None else None
+        # PyTorch's order: b * b overflows float16 from |b| = 256 where a / b / b does not
+        grad_b = -grad * (a / b / b) if a is not None else None
         return grad_a, grad_b
 
 
@@ -167,11 +169,11 @@ class Pow(Function):
         grad_base = grad_exponent = None
         if need_base:
             if isinstance(exponent, (torch.Tensor, Tensor)):
-                grad_base = torch.where(_data(exponent) == 0, 0.0, grad * exponent * base ** (exponent - 1))
+                grad_base = torch.where(_data(exponent) == 0, 0.0, grad * (exponent * base ** (exponent - 1)))
             elif exponent == 0:
                 grad_base = torch.zeros_like(grad)
             else:
-                grad_base = grad * exponent * base ** (exponent - 1)
+                grad_base = grad * (exponent * base ** (exponent - 1))  # PyTorch's order: no grad * exponent overflow
         if need_exponent:
             if not isinstance(base, (torch.Tensor, Tensor)):  # a Python number: 2 ** x
                 base = torch.as_tensor(base, dtype=out.dtype, device=out.device)
@@ -287,7 +289,7 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return _select_grads(ctx, grad, a, b, a > b)
+        return _select_grads(ctx, grad, a, b, a < b, a > b)
 
 
 class Minimum(Function):
@@ -301,7 +303,7 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return _select_grads(ctx, grad, a, b, a < b)
+        return _select_grads(ctx, grad, a, b, a > b, a < b)
 
 
 def _data(t):
@@ -309,14 +311,18 @@ def _data(t):
     return t._data if isinstance(t, Tensor) else t
 
 
-def _select_grads(ctx, grad, a, b, a_wins):
-    """maximum/minimum: the winner takes the gradient, ties split it evenly (as PyTorch)."""
-    half = grad / 2
-    tie = _data(a) == _data(b)
-    a_wins = _data(a_wins)
-    grad_a = torch.where(tie, half, torch.where(a_wins, grad, 0.0)) if ctx.needs_input_grad[0] else None
-    grad_b = torch.where(tie, half, torch.where(a_wins, 0.0, grad)) if ctx.needs_input_grad[1] else None
+def _select_grads(ctx, grad, a, b, a_loses, b_loses):
+    """maximum/minimum, as PyTorch: ties split the gradient evenly, and the loser's is zeroed (so a
+    NaN, which neither wins nor ties, passes the whole gradient to both inputs)."""
+    shared = (grad / 2).where(a == b, grad)
+    grad_a = _zero_where(a_loses, shared) if ctx.needs_input_grad[0] else None
+    grad_b = _zero_where(b_loses, shared) if ctx.needs_input_grad[1] else None
     return grad_a, grad_b
+
+
+def _zero_where(mask, x):
+    """``x.masked_fill(mask, 0)`` for raw gradients and recorded ones alike (zeros even where ``x`` is infinite)."""
+    return where(mask, 0.0, x) if isinstance(x, Tensor) else torch.where(mask, 0.0, x)
 
 
 class Clone(Function):
@@ -413,20 +419,20 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
 
 
 def maximum(input: Tensor, other) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("maximum", input)
-    return binary(Maximum, input, _tensor_operand(other, input))
+    input = tensor_arg(input, "maximum")
+    return binary(Maximum, input, _tensor_operand(other, input, "maximum"))
 
 
 def minimum(input: Tensor, other) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("minimum", input)
-    return binary(Minimum, input, _tensor_operand(other, input))
+    input = tensor_arg(input, "minimum")
+    return binary(Minimum, input, _tensor_operand(other, input, "minimum"))
 
 
-def _tensor_operand(value, like):
+def _tensor_operand(value, like, function: str):
     if isinstance(value, (Tensor, torch.Tensor)):
         return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise not_a_tensor(function, value, "other", 2)
     return torch.tensor(value, dtype=like._data.dtype, device=like._data.device)
 
 
@@ -449,6 +455,7 @@ def where(condition, input, other) -> Tensor:
             + dtype_name(condition.dtype)
         )
     like = input if isinstance(input, Tensor) else other
-    if not isinstance(like, Tensor):
+    if not isinstance(like, Tensor):  # torch tensors and numbers only: used detached
+        input, other = (detach_torch(v) if isinstance(v, torch.Tensor) else v for v in (input, other))
         return Tensor._make(torch.where(condition, input, other), None)
     return Where.apply(condition, operand(input, like._data), operand(other, like._data))

@@ -12,6 +12,7 @@ with the base's memory."""
 
 from __future__ import annotations
 
+import copy
 import weakref
 from collections.abc import Callable
 
@@ -19,7 +20,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad, state
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, detach_torch
 from .constants import dtype_name
 from .elementwise import clamp
 
@@ -201,7 +202,9 @@ def _may_overlap(size, stride) -> bool:
 
 
 def _data(value):
-    return value._data if isinstance(value, Tensor) else value
+    if isinstance(value, Tensor):
+        return value._data
+    return detach_torch(value) if isinstance(value, torch.Tensor) else value
 
 
 def inplace_binary(target: Tensor, other, out_of_place, torch_method: str, **kwargs) -> Tensor:
@@ -247,12 +250,42 @@ class CopyFrom(Function):
         return grad_target, grad_src
 
 
+_SAVED = object()  # where an index tensor sat in an index split by ``split_index``
+
+
+def split_index(index) -> tuple[tuple, list[torch.Tensor]]:
+    """An index (torch's form: ints, slices, None, Ellipsis, tensors, lists, or a tuple of them) as
+    a template and its tensors, for ``save_for_backward``; Python lists are copied as they are now."""
+    items = index if isinstance(index, tuple) else (index,)
+    template, tensors = [], []
+    for item in items:
+        if isinstance(item, torch.Tensor):
+            template.append(_SAVED)
+            tensors.append(item)
+        else:
+            template.append(copy.deepcopy(item) if isinstance(item, list) else item)
+    return (isinstance(index, tuple), tuple(template)), tensors
+
+
+def join_index(template: tuple, tensors) -> object:
+    """The index ``split_index`` took apart, with ``tensors`` (the saved ones) back in their places."""
+    is_tuple, items = template
+    tensors = iter(tensors)
+    joined = tuple(next(tensors) if item is _SAVED else item for item in items)
+    return joined if is_tuple else joined[0]
+
+
 class IndexPut(Function):
-    """``x[index] = value`` as a value: x's gradient is zero where it was overwritten."""
+    """``x[index] = value`` as a value: x's gradient is zero where it was overwritten.
+
+    The index's tensors are saved for backward, so changing one in place before backward raises
+    PyTorch's version error instead of sending the gradient to the wrong elements; its Python
+    lists are copied (torch turns them into tensors at the call)."""
 
     @staticmethod
     def forward(ctx, x, index, value):
-        ctx.key = index  # not ctx.index: that is the node's own index in the graph
+        ctx.key_template, index_tensors = split_index(index)  # not ctx.index: the node's graph index
+        ctx.save_for_backward(*index_tensors)
         ctx.value_meta = (value.shape, value.dtype) if isinstance(value, torch.Tensor) else None
         out = x.clone()
         out[index] = value
@@ -260,13 +293,14 @@ class IndexPut(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        key = join_index(ctx.key_template, ctx.saved_tensors)
         grad_x = grad_value = None
         if ctx.needs_input_grad[0]:
             grad_x = grad.clone()
-            grad_x[ctx.key] = 0
+            grad_x[key] = 0
         if ctx.needs_input_grad[2]:
             shape, dtype = ctx.value_meta
-            grad_value = grad[ctx.key].sum_to_size(shape).to(dtype)
+            grad_value = grad[key].sum_to_size(shape).to(dtype)
         return grad_x, None, grad_value
 
 

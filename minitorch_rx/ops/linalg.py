@@ -10,7 +10,7 @@ from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .autocast import state as autocast_state
 from .autocast import to_autocast_dtype
-from .constants import TENSOR_TYPES, dtype_name, not_a_tensor
+from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, tensor_arg
 from .dims import normalize_dims
 from .elementwise import abs as _abs
 from .elementwise import add, mul, where
@@ -66,10 +66,8 @@ class Dot(Function):
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("matmul", input)
-    if not isinstance(other, TENSOR_TYPES):
-        raise not_a_tensor("matmul", other, "other", 2)
+    input = tensor_arg(input, "matmul")
+    other = tensor_arg(other, "matmul", "other", 2)
     a_dim, b_dim = input._data.dim(), other._data.dim()
     if a_dim == 0 or b_dim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a_dim}D and {b_dim}D")

@@ -14,7 +14,7 @@ from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .autocast import state as autocast_state
 from .autocast import to_autocast_dtype
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .shape import squeeze, unsqueeze
 
 
@@ -66,10 +66,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> linear(mt.ones(2, 3), mt.ones(4, 3), mt.zeros(4)).shape
     torch.Size([2, 4])
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("linear", input)
-    if not isinstance(weight, TENSOR_TYPES):
-        raise not_a_tensor("linear", weight, "weight", 2)
+    input = tensor_arg(input, "linear")
+    weight = tensor_arg(weight, "linear", "weight", 2)
+    bias = tensor_arg(bias, "linear", "bias", 3, optional=True)
     x_dims, w_dims = input._data.dim(), weight._data.dim()
     if x_dims == 0 or w_dims == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x_dims}D and {w_dims}D")

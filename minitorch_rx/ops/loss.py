@@ -20,7 +20,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.tensor import Tensor
 from .autocast import state as autocast_state
 from .autocast import to_float32
-from .constants import TENSOR_TYPES, dtype_name, not_a_tensor
+from .constants import dtype_name, tensor_arg
 
 aten = torch.ops.aten
 
@@ -29,7 +29,7 @@ _REDUCTIONS = {"none": NONE, "mean": MEAN, "sum": SUM}
 
 
 def _reduction(reduction: str) -> int:
-    if reduction not in _REDUCTIONS:
+    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return _REDUCTIONS[reduction]
 
@@ -62,11 +62,15 @@ def _not_differentiable(tensor: Tensor | None, function: str, argument: str) -> 
         )
 
 
-def _check_tensors(function: str, input: object, target: object) -> None:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor(function, input)
-    if not isinstance(target, TENSOR_TYPES):
-        raise not_a_tensor(function, target, "target", 2)
+def _check_tensors(function: str, input: object, target: object) -> tuple[Tensor, Tensor]:
+    return tensor_arg(input, function), tensor_arg(target, function, "target", 2)
+
+
+def _check_int(function: str, value: object, argument: str, position: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(
+            f"{function}(): argument '{argument}' (position {position}) must be int, not {type(value).__name__}"
+        )
 
 
 # ------------------------------------------------------------------ negative log likelihood
@@ -148,7 +152,9 @@ def nll_loss(
     >>> nll_loss(mt.tensor([[-1.0, -2.0], [-3.0, -4.0]]), mt.tensor([0, 1])).item()
     2.5
     """
-    _check_tensors("nll_loss", input, target)
+    input, target = _check_tensors("nll_loss", input, target)
+    weight = tensor_arg(weight, "nll_loss", "weight", 3, optional=True)
+    _check_int("nll_loss", ignore_index, "ignore_index", 4)
     reduction_enum = _reduction(reduction)
     _check_class_target(input, target)
     _not_differentiable(weight, "nll_loss_forward", "weight")
@@ -267,8 +273,13 @@ def cross_entropy(
     >>> round(cross_entropy(mt.tensor([[1e4, -1e4]]), mt.tensor([1])).item())
     20000
     """
-    _check_tensors("cross_entropy", input, target)
+    input, target = _check_tensors("cross_entropy", input, target)
+    weight = tensor_arg(weight, "cross_entropy", "weight", 3, optional=True)
+    _check_int("cross_entropy", ignore_index, "ignore_index", 4)
     reduction_enum = _reduction(reduction)
+    if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, (int, float)):
+        kind = type(label_smoothing).__name__
+        raise TypeError(f"cross_entropy(): argument 'label_smoothing' (position 6) must be float, not {kind}")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if input._data.shape == target._data.shape:
@@ -357,7 +368,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     >>> mse_loss(mt.tensor([1.0, 3.0]), mt.tensor([0.0, 0.0])).item()
     5.0
     """
-    _check_tensors("mse_loss", input, target)
+    input, target = _check_tensors("mse_loss", input, target)
     reduction_enum = _reduction(reduction)
     _broadcast_pair(input, target)
     if autocast_state.active:
@@ -372,7 +383,7 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     >>> l1_loss(mt.tensor([1.0, -3.0]), mt.tensor([0.0, 0.0])).item()
     2.0
     """
-    _check_tensors("l1_loss", input, target)
+    input, target = _check_tensors("l1_loss", input, target)
     reduction_enum = _reduction(reduction)
     _broadcast_pair(input, target)
     if autocast_state.active:
@@ -441,7 +452,9 @@ def binary_cross_entropy_with_logits(
     >>> binary_cross_entropy_with_logits(mt.tensor([1e4, -1e4]), mt.tensor([0.0, 1.0])).item()
     10000.0
     """
-    _check_tensors("binary_cross_entropy_with_logits", input, target)
+    input, target = _check_tensors("binary_cross_entropy_with_logits", input, target)
+    weight = tensor_arg(weight, "binary_cross_entropy_with_logits", "weight", 3, optional=True)
+    pos_weight = tensor_arg(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 5, optional=True)
     reduction_enum = _reduction(reduction)
     if target._data.shape != input._data.shape:
         raise ValueError(f"Target size ({target._data.shape}) must be the same as input size ({input._data.shape})")

@@ -17,7 +17,8 @@ import torch
 from ..autograd.engine import recorded_vjp
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, operand
+from .constants import TENSOR_TYPES, not_a_tensor, operand, tensor_arg
+from .dims import int_tuple
 from .pad import pad
 from .pool import avg_pool2d, avg_pool3d
 
@@ -158,13 +159,18 @@ def batch_norm(
     >>> [round(m, 4) for m in mean.tolist()], [round(v, 4) for v in var.tolist()]
     ([0.1, 0.2], [1.1, 1.1])
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("batch_norm", input)
+    input = tensor_arg(input, "batch_norm")
     size = input._data.shape
     if len(size) < 2:
         raise ValueError(f"expected at least 2D input (got {len(size)}D input)")
     if training and size[0] * math.prod(size[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    running_mean, running_var, weight, bias = (
+        tensor_arg(t, "batch_norm", name, i, optional=True)
+        for i, (name, t) in enumerate(
+            (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)), 2
+        )
+    )
     # torch.batch_norm's checks: its native kernel trusts its caller with them.
     for name, tensor in (
         ("running_mean", running_mean),
@@ -196,7 +202,12 @@ def layer_norm(
     >>> [round(v, 4) for v in layer_norm(mt.tensor([[1.0, 3.0]]), 2).tolist()[0]]
     [-1.0, 1.0]
     """
-    shape = [normalized_shape] if isinstance(normalized_shape, int) else [int(n) for n in normalized_shape]
+    input = tensor_arg(input, "layer_norm")
+    shape = (
+        [normalized_shape]
+        if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool)
+        else list(int_tuple(normalized_shape, "layer_norm", "normalized_shape", 2))
+    )
     return LayerNorm.apply(input, shape, weight, bias, eps)
 
 

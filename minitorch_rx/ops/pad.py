@@ -15,7 +15,8 @@ import torch.nn.functional as torch_functional
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
+from .dims import int_tuple
 
 aten = torch.ops.aten
 _BACKWARD_KERNELS = {
@@ -85,6 +86,5 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     >>> pad(mt.tensor([[1.0, 2.0, 3.0]]), (2, 1), mode="reflect").tolist()
     [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("pad", input)
-    return Pad.apply(input, [int(p) for p in pad], mode, value)
+    input = tensor_arg(input, "pad")
+    return Pad.apply(input, list(int_tuple(pad, "pad", "pad", 2)), mode, value)

@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.function import Function, LinearMap
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, dtype_name, not_a_tensor
+from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, tensor_arg
 from .dims import normalize_dim, normalize_dims
 from .elementwise import maximum, minimum
 from .shape import _IndexGather, _IndexScatter
@@ -94,7 +94,8 @@ class Var(Function):
         dims, correction, keepdim = ctx.meta
         centered = x - x.mean(dims, keepdim=True)
         scale = _inverse_dof(x.shape, dims, correction) * 2
-        return _expand_back(grad, x.shape, dims, keepdim) * centered * scale, None, None, None
+        # scaled before multiplying by ``centered``, as PyTorch: grad * centered can overflow float16
+        return _expand_back(grad * scale, x.shape, dims, keepdim) * centered, None, None, None
 
 
 class Std(Function):
@@ -112,27 +113,34 @@ class Std(Function):
         centered = x - x.mean(dims, keepdim=True)
         scale = _inverse_dof(x.shape, dims, correction)
         per_std = torch.where(y == 0, 0.0, grad / y)  # PyTorch: no gradient where std is 0
-        return _expand_back(per_std, x.shape, dims, keepdim) * centered * scale, None, None, None
+        return _expand_back(per_std * scale, x.shape, dims, keepdim) * centered, None, None, None
 
 
 class EvenlyDistributedExtremum(Function):
-    """amax/amin and full max/min: the gradient is split evenly among tied extreme values."""
+    """amax/amin and full max/min: the gradient is split evenly among tied extreme values.
+
+    As in PyTorch, full ``max()``/``min()`` (``whole``) count a NaN result's NaNs as its ties and
+    put zeros elsewhere whatever the gradient (an infinite one too); amax/amin scale by the tie
+    count, so a slice whose result is NaN gets NaN gradients."""
 
     @staticmethod
-    def forward(ctx, x, dims, keepdim, largest):
+    def forward(ctx, x, dims, keepdim, largest, whole):
         all_dims = tuple(range(x.dim())) if dims is None else dims
         y = (torch.amax if largest else torch.amin)(x, all_dims, keepdim)
         ctx.save_for_backward(x, y)
-        ctx.meta = (dims, keepdim)
+        ctx.meta = (dims, keepdim, whole)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        dims, keepdim = ctx.meta
+        dims, keepdim, whole = ctx.meta
+        if whole:
+            mask = (x != x) if bool(y != y) else (x == y)
+            return (grad / mask.sum()).expand(x.shape).where(mask, 0.0), None, None, None, None
         mask = x == _expand_back(y, x.shape, dims, keepdim)
         count = mask.sum(dims if dims is not None else tuple(range(x.dim())), keepdim=True)
-        return _expand_back(grad, x.shape, dims, keepdim) * mask / count, None, None, None
+        return _expand_back(grad, x.shape, dims, keepdim) * mask / count, None, None, None, None
 
 
 class ExtremumWithIndices(Function):
@@ -262,8 +270,7 @@ class SelectedAlongDim(Function):
 
 # ------------------------------------------------------------------ public functions
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("sum", input)
+    input = tensor_arg(input, "sum")
     if dtype is not None:
         return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, dtype)
     return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
@@ -286,8 +293,7 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("mean", input)
+    input = tensor_arg(input, "mean")
     if not (input._data.is_floating_point() or input._data.is_complex()):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
@@ -303,32 +309,39 @@ def _correction(unbiased: bool | None, correction: float | None) -> float:
 
 
 def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("var", input)
+    input = tensor_arg(input, "var")
     return Var.apply(input, normalize_dims(dim, input._data.dim()), _correction(unbiased, correction), keepdim)
 
 
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("std", input)
+    input = tensor_arg(input, "std")
     return Std.apply(input, normalize_dims(dim, input._data.dim()), _correction(unbiased, correction), keepdim)
 
 
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("amax", input)
-    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, True)
+    input = tensor_arg(input, "amax")
+    dims = normalize_dims(dim, input._data.dim())
+    if dims is None and input._data.numel() == 0:
+        raise RuntimeError(
+            "amax(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    return EvenlyDistributedExtremum.apply(input, dims, keepdim, True, False)
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("amin", input)
-    return EvenlyDistributedExtremum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, False)
+    input = tensor_arg(input, "amin")
+    dims = normalize_dims(dim, input._data.dim())
+    if dims is None and input._data.numel() == 0:
+        raise RuntimeError(
+            "amin(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    return EvenlyDistributedExtremum.apply(input, dims, keepdim, False, False)
 
 
 def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("max" if largest else "min", input)
+    input = tensor_arg(input, "max" if largest else "min")
     if isinstance(dim, (Tensor, torch.Tensor)):  # torch.max(input, other) is maximum
         return (maximum if largest else minimum)(input, dim)
     if dim is None:
@@ -338,7 +351,7 @@ def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        return EvenlyDistributedExtremum.apply(input, None, False, largest)
+        return EvenlyDistributedExtremum.apply(input, None, False, largest, True)
     values, indices = ExtremumWithIndices.apply(input, normalize_dim(dim, input._data.dim()), keepdim, largest)
     return ValuesIndices(values, indices)
 
@@ -354,20 +367,17 @@ def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False):
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("logsumexp", input)
+    input = tensor_arg(input, "logsumexp")
     return LogSumExp.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("argmax", input)
+    input = tensor_arg(input, "argmax")
     return Tensor._make(torch.argmax(input._data, dim, keepdim), None)
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("argmin", input)
+    input = tensor_arg(input, "argmin")
     return Tensor._make(torch.argmin(input._data, dim, keepdim), None)
 
 

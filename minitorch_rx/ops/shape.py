@@ -5,10 +5,10 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import Function, LinearMap, call
-from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_input
+from ..autograd.tensor import Tensor, detach_torch
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg, tensor_input
 from .dims import normalize_dim
-from .inplace import _recording, register_view
+from .inplace import _recording, register_view, split_index
 
 
 class _ShapeOnly(Function):
@@ -102,7 +102,8 @@ class Index(Function):
             ctx.input_meta = (x.shape, x.dtype, x.device)
             if _is_advanced(index):
                 positions = torch.arange(x.numel(), device=x.device).view(x.shape)[index]
-                ctx.save_for_backward(positions)
+                # the index's tensors too, unused but version-checked: PyTorch's error if one changes
+                ctx.save_for_backward(positions, *split_index(index)[1])
             else:
                 ctx.basic_index = index
         return out
@@ -113,7 +114,7 @@ class Index(Function):
         if "basic_index" in ctx.__dict__:
             index = ctx.basic_index
         else:
-            (positions,) = ctx.saved_tensors
+            positions = ctx.saved_tensors[0]
             index = positions._data if isinstance(positions, Tensor) else positions
         if isinstance(grad, Tensor):  # create_graph: the scatter as an op whose backward indexes again
             return LinearMap.apply(grad, _IndexScatter(shape, dtype, device, index), _IndexGather(index)), None
@@ -222,20 +223,17 @@ def _shape_arg(shape: tuple) -> tuple:
 
 
 def view(input: Tensor, *shape) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("view", input)
+    input = tensor_arg(input, "view")
     return _viewing(View.apply(input, _shape_arg(shape)), input)
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("reshape", input)
+    input = tensor_arg(input, "reshape")
     return _viewing(Reshape.apply(input, _shape_arg(shape)), input)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("flatten", input)
+    input = tensor_arg(input, "flatten")
     shape = input._data.shape
     if not shape:
         return _viewing(Reshape.apply(input, (1,)), input)
@@ -251,27 +249,23 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def squeeze(input: Tensor, dim: int | tuple | None = None) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("squeeze", input)
+    input = tensor_arg(input, "squeeze")
     return _viewing(Squeeze.apply(input, dim), input)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("unsqueeze", input)
+    input = tensor_arg(input, "unsqueeze")
     return _viewing(Unsqueeze.apply(input, normalize_dim(dim, input._data.dim() + 1)), input)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("transpose", input)
+    input = tensor_arg(input, "transpose")
     ndim = input._data.dim()
     return _viewing(Transpose.apply(input, normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)), input)
 
 
 def t(input: Tensor) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("t", input)
+    input = tensor_arg(input, "t")
     if input._data.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.dim()}D")
     return input if input._data.dim() < 2 else _viewing(Transpose.apply(input, 0, 1), input)
@@ -299,8 +293,7 @@ def t_(input: Tensor) -> Tensor:
 
 
 def permute(input: Tensor, *dims) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("permute", input)
+    input = tensor_arg(input, "permute")
     dims = _shape_arg(dims)
     ndim = input._data.dim()
     if len(dims) != ndim:
@@ -312,18 +305,17 @@ def permute(input: Tensor, *dims) -> Tensor:
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("expand", input)
+    input = tensor_arg(input, "expand")
     return _viewing(Expand.apply(input, _shape_arg(sizes)), input)
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    other = tensor_arg(other, "expand_as", "other", 1)
     return _viewing(Expand.apply(input, other._data.shape), input)
 
 
 def contiguous(input: Tensor) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("contiguous", input)
+    input = tensor_arg(input, "contiguous")
     return input if input._data.is_contiguous() else Contiguous.apply(input)
 
 
@@ -347,7 +339,7 @@ def _tensor_list(tensors, name: str) -> list:
     for i, t in enumerate(tensors):
         if not isinstance(t, TENSOR_TYPES):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-    return [t if isinstance(t, Tensor) else Tensor._make(t, None) for t in tensors]
+    return [t if isinstance(t, Tensor) else Tensor._make(detach_torch(t), None) for t in tensors]
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
@@ -390,6 +382,8 @@ def _target(data: torch.Tensor, args: tuple, kwargs: dict) -> tuple[torch.dtype,
             dtype, device = a.dtype, a.device
         else:
             raise TypeError(f"to() expects a device, a dtype or a Tensor, but got {type(a).__name__}")
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        raise TypeError(f"to(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__} ({dtype!r})")
     device = data.device if device is None else torch.device(device)
     if device.type == "cuda" and device.index is None and data.is_cuda:
         device = data.device

@@ -8,7 +8,8 @@ from typing import Any
 import torch
 
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, ParamsT, buckets, params_with_grad
+from ..ops.constants import check_number
+from .optimizer import Optimizer, ParamsT, buckets, check_lr, params_with_grad, scalar_lr
 
 
 class Adam(Optimizer):
@@ -45,8 +46,13 @@ class Adam(Optimizer):
         maximize: bool = False,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
+        for name, value in (("eps", eps), ("weight_decay", weight_decay)):
+            check_number(value, type(self).__name__, name)
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise TypeError(f"{type(self).__name__}(): argument 'betas' must be a pair of floats, not {betas!r}")
+        for i, beta in enumerate(betas):
+            check_number(beta, type(self).__name__, f"betas[{i}]")
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
@@ -153,7 +159,7 @@ def _step_tensor(value: float) -> torch.Tensor:
 def _adam(params: list[torch.Tensor], grads: list[torch.Tensor], states: list[dict], group: dict) -> None:
     """Torch's multi-tensor Adam on one (device, dtype) bucket."""
     beta1, beta2 = group["betas"]
-    lr, weight_decay, amsgrad = group["lr"], group["weight_decay"], group["amsgrad"]
+    lr, weight_decay, amsgrad = scalar_lr(group), group["weight_decay"], group["amsgrad"]
     exp_avgs = [s["exp_avg"] for s in states]
     exp_avg_sqs = [s["exp_avg_sq"] for s in states]
     steps = [s["step"] for s in states]

@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Literal
 
+from ..ops.constants import check_number
 from .optimizer import Optimizer
 
 EPOCH_DEPRECATION_WARNING = (
@@ -68,6 +69,7 @@ class LRScheduler:
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         _check_optimizer(optimizer)
+        check_number(last_epoch, type(self).__name__, "last_epoch", integer=True)
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
@@ -162,6 +164,12 @@ class MultiStepLR(LRScheduler):
         gamma: float = 0.1,
         last_epoch: int = -1,
     ) -> None:
+        if not isinstance(milestones, (list, tuple, set, range)):
+            raise TypeError(
+                f"MultiStepLR(): argument 'milestones' must be a list of ints, not {type(milestones).__name__}"
+            )
+        for milestone in milestones:
+            check_number(milestone, "MultiStepLR", "milestones", integer=True)
         self.milestones = Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -204,6 +212,9 @@ class LinearLR(LRScheduler):
         total_iters: int = 5,
         last_epoch: int = -1,
     ) -> None:
+        for name, value in (("start_factor", start_factor), ("end_factor", end_factor)):
+            check_number(value, "LinearLR", name)
+        check_number(total_iters, "LinearLR", "total_iters", integer=True)
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
         if end_factor > 1.0 or end_factor < 0:
@@ -364,7 +375,7 @@ class OneCycleLR(LRScheduler):
 
 def _total_steps(total_steps: int | None, epochs: int | None, steps_per_epoch: int | None) -> int:
     if total_steps is not None:
-        if total_steps <= 0 or not isinstance(total_steps, int):
+        if not isinstance(total_steps, int) or total_steps <= 0:
             raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
         return total_steps
     if epochs is not None and steps_per_epoch is not None:
@@ -425,6 +436,11 @@ class ReduceLROnPlateau(LRScheduler):
         min_lr: list[float] | float = 0,
         eps: float = 1e-8,
     ) -> None:
+        for name, value in (("factor", factor), ("threshold", threshold), ("eps", eps)):
+            check_number(value, "ReduceLROnPlateau", name)
+        for name, value in (("mode", mode), ("threshold_mode", threshold_mode)):
+            if not isinstance(value, str):
+                raise TypeError(f"ReduceLROnPlateau(): argument '{name}' must be str, not {type(value).__name__}")
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor

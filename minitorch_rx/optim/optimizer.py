@@ -21,13 +21,32 @@ from ..autograd.tensor import Tensor
 ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
 
 
+def check_lr(lr: object) -> None:
+    """``lr`` as torch's optimizers take it: a number, or a one-element tensor (PyTorch's wording)."""
+    if isinstance(lr, (torch.Tensor, Tensor)):
+        if lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+    elif isinstance(lr, bool) or not isinstance(lr, (int, float)):
+        raise TypeError(f"lr must be a float or a 1-element Tensor, not {type(lr).__name__}")
+    if not 0.0 <= float(lr):
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def scalar_lr(group: dict) -> float:
+    """The group's learning rate as a Python number (a tensor lr is read each step, as torch's)."""
+    lr = group["lr"]
+    return float(lr) if isinstance(lr, (torch.Tensor, Tensor)) else lr
+
+
 def _mark_called(step: Callable) -> Callable:
-    """Wrap a subclass's ``step`` so learning-rate schedulers can tell it has run."""
+    """Wrap a subclass's ``step`` so learning-rate schedulers can tell it has run, and run it
+    outside torch's autograd: in-place updates must never extend a torch graph."""
 
     @functools.wraps(step)
     def wrapper(self: Optimizer, *args, **kwargs):
         self._opt_called = True
-        return step(self, *args, **kwargs)
+        with torch.no_grad():
+            return step(self, *args, **kwargs)
 
     return wrapper
 
@@ -47,11 +66,13 @@ class Optimizer:
             cls.step = _mark_called(cls.__dict__["step"])
 
     def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
-        if isinstance(params, (Tensor, torch.Tensor)):
+        if isinstance(params, (Tensor, torch.Tensor)) or not hasattr(params, "__iter__"):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, "
                 f"but got {torch.typename(params)}"
             )
+        if not isinstance(defaults, dict):
+            raise TypeError(f"defaults must be a dict of the optimizer's options, not {type(defaults).__name__}")
         self.defaults = defaults
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
@@ -155,7 +176,7 @@ class Optimizer:
     def _closure_loss(closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None
-        with enable_grad():
+        with enable_grad(), torch.enable_grad():  # as torch's optimizers run the closure
             return closure()
 
     # ------------------------------------------------------------ state dicts

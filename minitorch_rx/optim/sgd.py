@@ -7,7 +7,8 @@ from typing import Any
 
 import torch
 
-from .optimizer import Optimizer, ParamsT, buckets, params_with_grad
+from ..ops.constants import check_number
+from .optimizer import Optimizer, ParamsT, buckets, check_lr, params_with_grad, scalar_lr
 
 
 class SGD(Optimizer):
@@ -40,8 +41,9 @@ class SGD(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
+        for name, value in (("momentum", momentum), ("dampening", dampening), ("weight_decay", weight_decay)):
+            check_number(value, "SGD", name)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
@@ -102,4 +104,4 @@ def _sgd(params: list[torch.Tensor], grads: list[torch.Tensor], states: list[dic
         # Out of place: ``grads`` may still be the parameters' own .grad tensors.
         grads = torch._foreach_add(grads, bufs, alpha=momentum) if group["nesterov"] else bufs
 
-    torch._foreach_add_(params, grads, alpha=-group["lr"])
+    torch._foreach_add_(params, grads, alpha=-scalar_lr(group))
