@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minitorch_rx as mt
+import minitorch_rx.nn as nn
 import minitorch_rx.nn.functional as F
 from tests.strategies import FUZZ, broadcast_shapes, tensors
 
@@ -362,3 +363,96 @@ def test_a_torch_function_without_a_recorded_equivalent_refuses_create_graph():
     x = mt.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="create_graph=True: a backward called"):
         mt.autograd.grad(TorchOnly.apply(x).sum(), x, create_graph=True)
+
+
+X = lambda *shape: mt.randn(*shape, dtype=F64, requires_grad=True)  # noqa: E731
+
+# Every family added in round 2 (math, index, sort, shape, norms, resampling, padding,
+# activations, losses, distances, sequence layers): its gradient differentiated again against
+# finite differences. Each entry builds (function, inputs).
+GRADGRAD = {
+    "log1p": lambda: ((lambda a: (a * a).log1p()), [X(3)]),
+    "tan": lambda: ((lambda a: (a * 0.3).tan()), [X(3)]),
+    "erf": lambda: ((lambda a: a.erf() * a), [X(3)]),
+    "atan2": lambda: ((lambda a, b: mt.atan2(a, b)), [X(3), X(3)]),
+    "lerp": lambda: ((lambda a, b: mt.lerp(a, b, 0.3) * a), [X(3), X(3)]),
+    "prod": lambda: ((lambda a: a.prod(0)), [X(3, 2)]),
+    "cumsum": lambda: ((lambda a: (a * a).cumsum(0)), [X(4)]),
+    "cumprod": lambda: ((lambda a: a.cumprod(0)), [X(4)]),
+    "norm": lambda: ((lambda a: a.norm()), [X(3, 2)]),
+    "norm_dim": lambda: ((lambda a: a.norm(p=3, dim=1)), [X(3, 2)]),
+    "einsum": lambda: ((lambda a, b: mt.einsum("ij,jk->ik", a, b) * a[:, :1]), [X(2, 3), X(3, 2)]),
+    "bmm": lambda: ((lambda a, b: mt.bmm(a, b) ** 2), [X(2, 2, 3), X(2, 3, 2)]),
+    "cdist": lambda: ((lambda a, b: mt.cdist(a, b)), [X(3, 2), X(4, 2)]),
+    "gather": lambda: ((lambda a: a.gather(1, mt.tensor([[0, 1], [1, 0], [2, 2]])) ** 2), [X(3, 3)]),
+    "scatter_add": lambda: (
+        (lambda a, b: mt.zeros(3, 3, dtype=F64).scatter_add(1, mt.tensor([[0, 1], [1, 0], [2, 2]]), b) * a),
+        [X(3, 3), X(3, 2)],
+    ),
+    "index_select": lambda: ((lambda a: a.index_select(0, mt.tensor([0, 2, 0])) ** 2), [X(3, 2)]),
+    "masked_fill": lambda: ((lambda a: a.masked_fill(mt.tensor([True, False, True]), 0.5) ** 2), [X(3)]),
+    "sort": lambda: ((lambda a: a.sort()[0] ** 2), [X(4)]),
+    "topk": lambda: ((lambda a: a.topk(2)[0] ** 2), [X(4)]),
+    "split": lambda: ((lambda a: a.split(1)[0] * a[1:2]), [X(3)]),
+    "flip": lambda: ((lambda a: a.flip(0) * a), [X(3)]),
+    "roll": lambda: ((lambda a: a.roll(1) * a), [X(3)]),
+    "tril": lambda: ((lambda a: a.tril() ** 2), [X(3, 3)]),
+    "repeat": lambda: ((lambda a: a.repeat(2) ** 2), [X(3)]),
+    "repeat_interleave": lambda: ((lambda a: a.repeat_interleave(2) ** 2), [X(3)]),
+    "unfold": lambda: ((lambda a: a.unfold(0, 2, 1) ** 2), [X(4)]),
+    "diag": lambda: ((lambda a: a.diagonal() ** 2), [X(3, 3)]),
+    "conv_transpose": lambda: ((lambda a, w: F.conv_transpose1d(a, w, stride=2)), [X(1, 2, 3), X(2, 1, 2)]),
+    "group_norm": lambda: ((lambda a: F.group_norm(a, 2) * a), [X(2, 4, 3)]),
+    "instance_norm": lambda: ((lambda a: F.instance_norm(a) * a), [X(2, 2, 3)]),
+    "interp_linear": lambda: ((lambda a: F.interpolate(a * a, scale_factor=2, mode="linear")), [X(1, 1, 3)]),
+    "interp_nearest": lambda: ((lambda a: F.interpolate(a * a, scale_factor=2)), [X(1, 1, 3)]),
+    "grid_sample": lambda: (
+        (lambda a, g: F.grid_sample(a, g.tanh(), align_corners=False)),
+        [X(1, 1, 3, 3), X(1, 2, 2, 2)],
+    ),
+    "pixel_shuffle": lambda: ((lambda a: F.pixel_shuffle(a, 2) ** 2), [X(1, 4, 1, 1)]),
+    "reflect_pad": lambda: ((lambda a: F.pad(a, (1, 1), mode="reflect") ** 2), [X(1, 1, 3)]),
+    "replicate_pad": lambda: ((lambda a: F.pad(a, (1, 2, 1, 0), mode="replicate") ** 2), [X(1, 1, 2, 3)]),
+    "circular_pad": lambda: ((lambda a: F.pad(a, (1, 1), mode="circular") ** 2), [X(1, 1, 3)]),
+    "adaptive_max": lambda: ((lambda a: F.adaptive_max_pool1d(a, 2) ** 2), [X(1, 1, 4)]),
+    "lp_pool": lambda: ((lambda a: F.lp_pool1d(a.abs() + 0.5, 2, 2)), [X(1, 1, 4)]),
+    "selu": lambda: ((lambda a: F.selu(a) * a), [X(3)]),
+    "mish": lambda: ((lambda a: F.mish(a)), [X(3)]),
+    "hardswish": lambda: ((lambda a: F.hardswish(a) * a), [X(3)]),
+    "glu": lambda: ((lambda a: F.glu(a) * a[:2]), [X(4)]),
+    "logsigmoid": lambda: ((lambda a: F.logsigmoid(a)), [X(3)]),
+    "softmin": lambda: ((lambda a: F.softmin(a, 0)), [X(3)]),
+    "kl_div": lambda: (
+        (lambda a, b: F.kl_div(a.log_softmax(1), b.softmax(1), reduction="batchmean")),
+        [X(2, 3), X(2, 3)],
+    ),
+    "smooth_l1": lambda: ((lambda a, b: F.smooth_l1_loss(a * a, b)), [X(3), X(3)]),
+    "huber": lambda: ((lambda a, b: F.huber_loss(a * a, b)), [X(3), X(3)]),
+    "bce": lambda: ((lambda a, b: F.binary_cross_entropy(a.sigmoid(), b.sigmoid())), [X(3), X(3)]),
+    "cosine_sim": lambda: ((lambda a, b: F.cosine_similarity(a, b)), [X(2, 3), X(2, 3)]),
+    "pairwise": lambda: ((lambda a, b: F.pairwise_distance(a, b)), [X(2, 3), X(2, 3)]),
+    "normalize": lambda: ((lambda a: F.normalize(a)), [X(2, 3)]),
+    "triplet": lambda: ((lambda a, b: F.triplet_margin_loss(a, b, b * 0.5)), [X(2, 3), X(2, 3)]),
+    "gaussian_nll": lambda: ((lambda a, b: F.gaussian_nll_loss(a, b, b * b + 1)), [X(3), X(3)]),
+    "poisson_nll": lambda: ((lambda a, b: F.poisson_nll_loss(a, b.abs())), [X(3), X(3)]),
+    "bilinear": lambda: ((lambda a, w: F.bilinear(a, a, w)), [X(2, 3), X(2, 3, 3)]),
+    "embedding": lambda: ((lambda w: F.embedding(mt.tensor([0, 2, 2]), w) ** 2), [X(3, 2)]),
+    "sdpa": lambda: ((lambda q, k: F.scaled_dot_product_attention(q, k, k, is_causal=True)), [X(1, 3, 2), X(1, 3, 2)]),
+    "lstm_cell": lambda: ((lambda x: nn.LSTMCell(2, 2).double()(x)[0]), [X(1, 2)]),
+    "gru_cell": lambda: ((lambda x: nn.GRUCell(2, 2).double()(x)), [X(1, 2)]),
+    "rnn_cell": lambda: ((lambda x: nn.RNNCell(2, 2).double()(x)), [X(1, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADGRAD))
+def test_round_two_ops_pass_gradgradcheck(name):
+    mt.manual_seed(0)
+    fn, inputs = GRADGRAD[name]()
+    assert mt.autograd.gradgradcheck(lambda *a: (mt.manual_seed(0), fn(*a))[1], inputs, atol=1e-4, rtol=1e-3)
+
+
+def test_ctc_loss_refuses_create_graph_as_pytorch():
+    log_probs = X(4, 1, 3)
+    loss = F.ctc_loss(log_probs.log_softmax(2), mt.tensor([[1, 2]]), mt.tensor([4]), mt.tensor([2]))
+    with pytest.raises(RuntimeError, match="the derivative for 'ctc_loss_backward' is not implemented"):
+        mt.autograd.grad(loss, log_probs, create_graph=True)

@@ -117,6 +117,11 @@ class CTCLoss(Function):
     def backward(ctx, grad):
         log_probs, extended, skip, alpha, nll, input_lengths, target_lengths = ctx.saved_tensors
         reduction, zero_infinity = ctx.options
+        if isinstance(grad, Tensor):  # as PyTorch's: its derivative has no derivative of its own
+            raise RuntimeError(
+                "the derivative for 'ctc_loss_backward' is not implemented: ctc_loss cannot be "
+                "differentiated twice (create_graph=True)"
+            )
         raw = [t._data if isinstance(t, Tensor) else t for t in (grad, log_probs, alpha, nll)]
         grad_data, log_probs, alpha, nll = raw
         steps, batch, classes = log_probs.shape

@@ -246,6 +246,22 @@ recorded_equivalent(aten.max_pool2d_with_indices_backward, aten.adaptive_max_poo
 recorded_equivalent(aten.max_pool3d_with_indices_backward)(_max_pool_backward(3))
 
 
+def _padding_backward(mode: str, torch_kernel):
+    # Linear in the gradient; the adjoint of a padding's backward is the padding itself.
+    def recorded(grad, input, pad):
+        like = _data(input)
+        return LinearMap.apply(
+            grad, lambda g: torch_kernel(g, like, pad), lambda g: call(padding.Pad, g, list(pad), mode, None)
+        )
+
+    return recorded
+
+
+for _mode, _kernels in padding._BACKWARD_KERNELS.items():
+    for _kernel in _kernels:
+        recorded_equivalent(_kernel)(_padding_backward(_mode, _kernel))
+
+
 @recorded_equivalent(aten.native_dropout_backward)
 def _dropout_backward(grad, mask, scale):
     return grad * (_data(mask) * scale)
