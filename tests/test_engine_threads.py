@@ -1,0 +1,86 @@
+"""Backward from several threads, and the dtype of a leaf's gradient (issue 13, items 11, 13, 14)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import torch
+
+import minitorch_rx as mt
+
+
+def test_a_float64_gradient_of_a_float32_output_leaves_a_float32_grad():
+    w = mt.ones(3, requires_grad=True)
+    (w * 2).backward(torch.ones(3, dtype=torch.float64))
+    assert w.grad.dtype == torch.float32
+    opt = mt.optim.Adam([w], lr=0.1)
+    opt.step()  # failed when the grad was float64
+    assert w.dtype == torch.float32
+
+
+def test_hogwild_threads_lose_no_gradient_of_a_shared_leaf():
+    w = mt.zeros(2_000_000, requires_grad=True)  # big: torch's kernels run without the GIL
+    steps, threads = 20, 4
+    start = threading.Barrier(threads)
+
+    def work():
+        start.wait()
+        for _ in range(steps):
+            with mt.Graph():
+                (w * 1.0).sum().backward()
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    assert w.grad.torch().eq(steps * threads).all()
+
+
+def test_two_threads_backward_through_one_graph_take_turns():
+    x = mt.randn(200, requires_grad=True)
+    y = x
+    for _ in range(2000):
+        y = y * 1.001 + 0.001
+    loss = y.sum()
+    errors, done = [], []
+    start = threading.Barrier(2)
+
+    def work():
+        start.wait()
+        try:
+            loss.backward()
+            done.append(1)
+        except RuntimeError as error:
+            errors.append(str(error))
+
+    workers = [threading.Thread(target=work) for _ in range(2)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    assert len(done) == 1 and len(errors) == 1
+    assert "Trying to backward through the graph a second time" in errors[0]
+
+
+def test_two_threads_backward_through_a_retained_graph_both_accumulate():
+    x = mt.randn(50, requires_grad=True)
+    loss = (x * x).sum()
+
+    def work():
+        loss.backward(retain_graph=True)
+
+    workers = [threading.Thread(target=work) for _ in range(2)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    torch.testing.assert_close(x.grad.torch(), 4 * x.torch())
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_a_gradient_of_another_dtype_is_cast_to_the_leafs(dtype):
+    w = mt.ones(2, dtype=dtype, requires_grad=True)
+    (w * 3).backward(torch.ones(2))
+    assert w.grad.dtype == dtype and w.grad.tolist() == [3.0, 3.0]
