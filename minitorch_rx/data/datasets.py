@@ -129,26 +129,25 @@ def _mnist_root(root: str | Path, folder: str, resources, mirror: str, verify: b
     if not root.is_dir():
         raise DataFolderError(f"data folder {root} does not exist (it should hold {folder}/raw/*-ubyte.gz)")
     raw = root / folder / "raw"
-    missing, to_unpack = [], []
-    for archive_name, md5 in resources:
-        archive, unpacked = raw / archive_name, raw / archive_name[: -len(".gz")]
-        if unpacked.is_file() and unpacked.stat().st_size > 0:
-            continue
-        if not archive.is_file():
-            missing.append(archive_name)
-            continue
-        if verify and (found := _md5(archive)) != md5:
-            raise DataFolderError(
-                f"{archive}: md5 {found}, not torchvision's {md5} (a partial or corrupt download?); "
-                "download it again, or pass --no-verify (verify=False) to use it as it is"
-            )
-        to_unpack.append(archive)
+    to_unpack = [
+        raw / archive_name
+        for archive_name, _ in resources
+        if not ((unpacked := raw / archive_name[: -len(".gz")]).is_file() and unpacked.stat().st_size > 0)
+    ]
+    missing = [archive.name for archive in to_unpack if not archive.is_file()]
     if missing:
         raise DataFolderError(
             f"{folder} files missing in {raw}: {', '.join(missing)}. Put them there "
             f"(from {mirror}), or let torchvision download all four: "
             f"python -c \"import torchvision; torchvision.datasets.{folder}('{root}', download=True)\""
         )
+    md5s = dict(resources)
+    for archive in to_unpack if verify else ():
+        if (found := _md5(archive)) != md5s[archive.name]:
+            raise DataFolderError(
+                f"{archive}: md5 {found}, not torchvision's {md5s[archive.name]} (a partial or corrupt download?); "
+                "download it again, or pass --no-verify (verify=False) to use it as it is"
+            )
     if not to_unpack:
         return root
     if raw.is_dir() and _writable(raw):
