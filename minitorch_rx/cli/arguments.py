@@ -259,6 +259,12 @@ def add_bench(commands) -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
     )
     bench.add_argument("--quick", action="store_true", help="fewer rounds and smaller sizes: checks that they run")
+    bench.add_argument(
+        "--data-root",
+        default=None,
+        help="for the accuracy row: a folder holding MNIST/raw/*-ubyte.gz (default: $MINITORCH_RX_MNIST, "
+        "else the MNIST subset shipped in the package)",
+    )
     _add_common(bench)
     return bench
 
@@ -321,6 +327,8 @@ def check(args: argparse.Namespace) -> None:
     """The checks that need no torch; raises ``UsageError``. Sets ``args.out`` for ``train``."""
     if args.command in ("train", "eval"):
         _check_data(args)
+    if args.command == "bench" and args.data_root is not None and not Path(args.data_root).is_dir():
+        raise UsageError(f"--data-root {args.data_root}: no such folder (it should hold MNIST/raw/*-ubyte.gz)")
     if args.command in ("train", "eval"):
         spec = DATASETS[args.dataset]
         if MODELS[args.model] != spec.kind:

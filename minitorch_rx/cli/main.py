@@ -165,6 +165,8 @@ def _bench(args: argparse.Namespace) -> int:
             "the benchmarks live in the source checkout's bench/ folder; run this from a clone of the repository"
         )
     command = [sys.executable, "-m", "bench.run"] + (["--quick"] if args.quick else [])
+    if args.data_root is not None:
+        command += ["--data-root", str(Path(args.data_root).resolve())]
     return subprocess.call(command, cwd=root)
 
 
