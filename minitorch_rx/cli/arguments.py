@@ -176,6 +176,7 @@ def _add_data(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument(
         "--data-root",
         default=None,
+        metavar="DIR",
         help=f"a folder in torchvision's layout: {layouts} (.gz files are unpacked, beside them or in a cache "
         "if the folder is read-only). Default: the MNIST subset shipped in the package (10,000/2,000 images)",
     )
@@ -206,12 +207,16 @@ def add_train(commands) -> argparse.ArgumentParser:
     train.add_argument("--optimizer", default=defaults.optimizer, choices=["sgd", "adam", "adamw"], help="optimizer")
     train.add_argument("--device", type=_device, default=defaults.device, help="cpu, cuda, cuda:N or mps")
     train.add_argument(
-        "--out", default=None, help=f"the run folder (default: a new {RUNS}/<model>_<dataset>_<date>-<time>)"
+        "--out",
+        default=None,
+        metavar="DIR",
+        help=f"the run folder (default: a new {RUNS}/<model>_<dataset>_<date>-<time>)",
     )
     train.add_argument("--overwrite", action="store_true", help="let --out replace the run already in that folder")
     train.add_argument(
         "--resume",
         default=None,
+        metavar="PATH",
         help="continue from this checkpoint.pt (into its own folder unless --out); --epochs above the "
         "checkpoint's stretch its cosine schedule to the new length",
     )
@@ -242,7 +247,10 @@ def add_eval(commands) -> argparse.ArgumentParser:
     )
     _add_model(evaluate, "lenet5")
     evaluate.add_argument(
-        "--checkpoint", default=None, help="a checkpoint or state dict (default: the shipped pretrained weights)"
+        "--checkpoint",
+        default=None,
+        metavar="PATH",
+        help="a checkpoint or state dict (default: the shipped pretrained weights)",
     )
     _add_data(evaluate, "mnist")
     evaluate.add_argument("--device", type=_device, default="cpu", help="cpu, cuda, cuda:N or mps")
@@ -255,13 +263,14 @@ def add_bench(commands) -> argparse.ArgumentParser:
     bench = commands.add_parser(
         "bench",
         help="run the bench/ suites and print their ratios to PyTorch (from a source checkout)",
-        description="Run every suite of bench/ (about 15 minutes; --quick about 2) and print one table.",
+        description="Run every suite of bench/ (several minutes; --quick under one) and print one table.",
         formatter_class=HelpFormatter,
     )
     bench.add_argument("--quick", action="store_true", help="fewer rounds and smaller sizes: checks that they run")
     bench.add_argument(
         "--data-root",
         default=None,
+        metavar="DIR",
         help="for the accuracy row: a folder holding MNIST/raw/*-ubyte.gz (default: $MINITORCH_RX_MNIST, "
         "else the MNIST subset shipped in the package)",
     )
@@ -277,7 +286,7 @@ def add_graph(commands) -> argparse.ArgumentParser:
     )
     _add_model(graph, "lenet5")
     graph.add_argument("--batch-size", type=_at_least(1), default=2, help="examples in the step")
-    graph.add_argument("--out", default="runs/graph.dot", help="the DOT file to write")
+    graph.add_argument("--out", default="runs/graph.dot", metavar="PATH", help="the DOT file to write")
     _add_common(graph)
     return graph
 
