@@ -5,8 +5,8 @@ and data order: the test accuracies must agree (speed without changed results).
 
 ``--data-root`` is a folder holding ``MNIST/raw/*-ubyte.gz`` (torchvision's layout, as
 ``minitorch-rx train --data-root``) or those four files themselves (default: ``$MINITORCH_RX_MNIST``,
-else ``../shared/data/MNIST/raw`` beside the repository); without them the 10,000/2,000-image
-subset shipped in the package is used, and the output says so. ``--limit`` trains on the first N
+either kind of folder, else ``../shared/data/MNIST/raw`` beside the repository); without them the
+10,000/2,000-image subset shipped in the package is used, and the output says so. ``--limit`` trains on the first N
 images of the epoch's order only (the smoke test's setting).
 
 Bar (issue 7): the same test accuracy as PyTorch within 0.2 points.
@@ -43,9 +43,11 @@ def _idx(path: Path) -> np.ndarray:
 
 
 def default_root() -> Path | None:
-    for candidate in (os.environ.get("MINITORCH_RX_MNIST"), ROOT.parent / "shared" / "data" / "MNIST" / "raw"):
-        if candidate and (Path(candidate) / "train-images-idx3-ubyte.gz").exists():
-            return Path(candidate)
+    variable = os.environ.get("MINITORCH_RX_MNIST")
+    candidates = [Path(variable), Path(variable) / "MNIST" / "raw"] if variable else []
+    for candidate in (*candidates, ROOT.parent / "shared" / "data" / "MNIST" / "raw"):
+        if (candidate / "train-images-idx3-ubyte.gz").exists():
+            return candidate
     return None
 
 
