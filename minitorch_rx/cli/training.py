@@ -345,20 +345,36 @@ def plot_history(history: History, path: Path, title: str = "") -> None:
     epochs = range(1, len(history.train_loss) + 1)
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     steps = _step_positions(history)
+    smooth = _moving_average(history.step_losses, max(1, len(steps) // (10 * len(epochs) or 1))) if steps else []
     if steps:
-        left.plot(steps, history.step_losses, color="tab:blue", alpha=0.35, lw=0.8, label="train, each step")
-    left.plot(epochs, history.train_loss, marker="o", color="tab:blue", label="train, epoch mean")
+        left.plot(steps, history.step_losses, color="tab:blue", alpha=0.2, lw=0.6, label="train, each step")
+        left.plot(steps, smooth, color="tab:blue", alpha=0.7, lw=1.2, label="train, moving average")
+    if steps:  # an epoch's mean covers the whole epoch: drawn at its middle
+        middles = [e - 0.5 for e in epochs]
+        left.plot(middles, history.train_loss, marker="o", color="navy", ls="none", label="train, epoch mean")
+    else:
+        left.plot(epochs, history.train_loss, marker="o", color="navy", label="train, epoch mean")
     left.plot(epochs, history.test_loss, marker="o", color="tab:orange", label="test")
-    losses = [v for v in (*history.step_losses, *history.train_loss, *history.test_loss) if v > 0 and math.isfinite(v)]
-    if losses:
-        left.set_yscale("log")  # an early outlier (a first-epoch test loss of 100) leaves the rest readable
-        low, high = min(losses) / 1.3, max(losses) * 1.3
+    # Log scale: an early outlier (a first-epoch test loss of 100) leaves the rest readable. The axis
+    # spans the curves (epoch means, test losses, the moving average); single steps below it are cut.
+    curves = [v for v in (*smooth, *history.train_loss, *history.test_loss) if v > 0 and math.isfinite(v)]
+    if curves:
+        left.set_yscale("log")
+        finite_steps = [v for v in history.step_losses if math.isfinite(v)]
+        low, high = min(curves) / 1.5, max(curves + finite_steps) * 1.3
         left.set_ylim(low, high)
-        subs = (1.0, 2.0, 3.0, 5.0) if high / low > 10 else (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)
+        decades = math.log10(high / low)
+        subs = (
+            (1.0,)
+            if decades > 3
+            else (1.0, 2.0, 5.0)
+            if decades > 1
+            else (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)
+        )
         left.yaxis.set_major_locator(LogLocator(subs=subs))
         left.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
         left.yaxis.set_minor_formatter(NullFormatter())
-    left.set(xlabel="epoch", ylabel="cross-entropy loss (log scale)", title="Loss")
+    left.set(xlabel="epoch (test loss at each epoch's end)", ylabel="cross-entropy loss (log scale)", title="Loss")
     left.legend()
     right.plot(epochs, [100 * a for a in history.train_accuracy], marker="o", label="train")
     right.plot(epochs, [100 * a for a in history.test_accuracy], marker="o", label="test")
@@ -373,6 +389,15 @@ def plot_history(history: History, path: Path, title: str = "") -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+def _moving_average(values: list[float], window: int) -> list[float]:
+    """The mean of each value and the ``window - 1`` before it (fewer at the start)."""
+    out, total = [], 0.0
+    for i, value in enumerate(values):
+        total += value - (values[i - window] if i >= window else 0.0)
+        out.append(total / min(i + 1, window))
+    return out
 
 
 def _step_positions(history: History) -> list[float]:
