@@ -1,11 +1,12 @@
 """One epoch of LeNet-5 on MNIST in minitorch_rx and in torch.nn from the same initialization
 and data order: the test accuracies must agree (speed without changed results).
 
-    python -m bench.accuracy [--root DIR] [--epochs 1] [--limit N]
+    python -m bench.accuracy [--data-root DIR] [--epochs 1] [--limit N]
 
-``--root`` is a folder holding MNIST's four ``*-ubyte.gz`` files (default: ``$MINITORCH_RX_MNIST``,
-else ``../shared/data/MNIST/raw`` beside the repository); without them the 10,000/2,000-image
-subset shipped in the package is used, and the output says so. ``--limit`` trains on the first N
+``--data-root`` is a folder holding ``MNIST/raw/*-ubyte.gz`` (torchvision's layout, as
+``minitorch-rx train --data-root``) or those four files themselves (default: ``$MINITORCH_RX_MNIST``,
+either kind of folder, else ``../shared/data/MNIST/raw`` beside the repository); without them the
+10,000/2,000-image subset shipped in the package is used, and the output says so. ``--limit`` trains on the first N
 images of the epoch's order only (the smoke test's setting).
 
 Bar (issue 7): the same test accuracy as PyTorch within 0.2 points.
@@ -42,10 +43,23 @@ def _idx(path: Path) -> np.ndarray:
 
 
 def default_root() -> Path | None:
-    for candidate in (os.environ.get("MINITORCH_RX_MNIST"), ROOT.parent / "shared" / "data" / "MNIST" / "raw"):
-        if candidate and (Path(candidate) / "train-images-idx3-ubyte.gz").exists():
-            return Path(candidate)
+    variable = os.environ.get("MINITORCH_RX_MNIST")
+    candidates = [Path(variable), Path(variable) / "MNIST" / "raw"] if variable else []
+    for candidate in (*candidates, ROOT.parent / "shared" / "data" / "MNIST" / "raw"):
+        if (candidate / "train-images-idx3-ubyte.gz").exists():
+            return candidate
     return None
+
+
+def resolve_root(data_root: Path | None) -> Path | None:
+    """The folder holding MNIST's ``*-ubyte.gz`` files: ``data_root`` (or its ``MNIST/raw``), else
+    ``default_root()``."""
+    if data_root is None:
+        return default_root()
+    for candidate in (Path(data_root), Path(data_root) / "MNIST" / "raw"):
+        if (candidate / "train-images-idx3-ubyte.gz").exists():
+            return candidate
+    raise SystemExit(f"bench.accuracy: no MNIST/raw/train-images-idx3-ubyte.gz in {data_root}")
 
 
 def load(root: Path | None) -> tuple[tuple[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor], str]:
@@ -111,11 +125,13 @@ def _accuracy(predicted: torch.Tensor, labels: torch.Tensor) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=None, help="folder with MNIST's *-ubyte.gz files")
+    parser.add_argument(
+        "--data-root", "--root", type=Path, default=None, help="a folder holding MNIST/raw/*-ubyte.gz (or those files)"
+    )
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--limit", type=int, default=None, help="train on the first N images of each epoch")
     args = parser.parse_args()
-    ours, theirs, source = train_both(args.epochs, args.root or default_root(), args.limit)
+    ours, theirs, source = train_both(args.epochs, resolve_root(args.data_root), args.limit)
     print(f"LeNet-5, {args.epochs} epoch(s) on {source}, SGD(lr=0.01, momentum=0.9), batch 64")
     print(f"test accuracy: minitorch_rx {ours:.2f}%, torch {theirs:.2f}%, difference {ours - theirs:+.2f} points")
 

@@ -4,8 +4,10 @@ process (as ``bench.memory`` measures peaks).
 
     python -m bench.checkpointing [--steps 3]
 
-The peak is the rise of the resident set over what the model and batch take, over the first\nsteps (the allocator keeps freed pages afterwards, so later steps show less). Models: a deep MLP (16 blocks of Linear(512, 512) + Tanh, batch 4096), checkpointed every 4 blocks;
-ResNet-20 (batch 128), checkpointed per residual stage.
+The peak is the rise of the resident set over what the model and batch take, over the first
+steps (the allocator keeps freed pages afterwards, so later steps show less). Models: a deep
+MLP (16 blocks of Linear(512, 512) + Tanh, batch 4096), checkpointed every 4 blocks; ResNet-20
+(batch 128), checkpointed per residual stage.
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ import torch
 @dataclass(frozen=True)
 class Timing:
     """Medians over rounds: seconds per call of ours and of the reference on each clock, and the
-    median of the per-round ratios (both measured within the same round)."""
+    median of the per-round ratios (both measured within the same round). ``round_ours`` and
+    ``round_theirs`` are the wall times of the round whose ratio is that median: the times that
+    produced ``ratio`` (``round_ours / round_theirs == ratio``)."""
 
     ours: float
     theirs: float
@@ -28,6 +30,16 @@ class Timing:
     theirs_cpu: float
     cpu_ratio: float
     repeat: int  # calls per timed sample
+    round_ours: float = math.nan
+    round_theirs: float = math.nan
+
+
+def median_round(ours: list[float], theirs: list[float]) -> tuple[float, float, float]:
+    """(ours, theirs, ours / theirs) of the round whose ratio is the median of the per-round ratios
+    (the lower middle one for an even number of rounds)."""
+    ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
+    middle = sorted(range(len(ratios)), key=ratios.__getitem__)[(len(ratios) - 1) // 2]
+    return ours[middle], theirs[middle], ratios[middle]
 
 
 #: With ``repeat=None``, each timed sample makes enough calls of its case to last about this long
@@ -86,25 +98,29 @@ def compare(
     """Ours against a reference, interleaved round by round."""
     samples, repeat = _samples({"ours": ours, "theirs": theirs}, rounds, repeat, warmup)
     a, b = samples["ours"], samples["theirs"]
+    round_ours, round_theirs, ratio = median_round([wall for wall, _ in a], [wall for wall, _ in b])
     return Timing(
         ours=statistics.median(wall for wall, _ in a),
         theirs=statistics.median(wall for wall, _ in b),
-        ratio=statistics.median(x[0] / y[0] for x, y in zip(a, b, strict=True)),
+        ratio=ratio,
         ours_cpu=statistics.median(cpu for _, cpu in a),
         theirs_cpu=statistics.median(cpu for _, cpu in b),
-        cpu_ratio=statistics.median(x[1] / y[1] for x, y in zip(a, b, strict=True)),
+        cpu_ratio=median_round([cpu for _, cpu in a], [cpu for _, cpu in b])[2],
         repeat=repeat,
+        round_ours=round_ours,
+        round_theirs=round_theirs,
     )
 
 
 def print_table(title: str, rows: list[tuple], unit: str = "ms", scale: float = 1e3) -> None:
-    """Rows of (case, ours, torch) seconds (ratio ours/torch), or of (case, Timing)."""
+    """Rows of (case, ours, torch) seconds (ratio ours/torch), or of (case, Timing): the times shown
+    for a Timing are those of its median round, the round that gave the ratio."""
     print(f"\n{title}")
     print(f"{'case':<44}{'minitorch_rx':>14}{'torch':>12}{'ratio':>8}{'cpu ratio':>11}")
     for name, *values in rows:
         if isinstance(values[0], Timing):
             t = values[0]
-            times = f"{t.ours * scale:>11.2f} {unit}{t.theirs * scale:>9.2f} {unit}"
+            times = f"{t.round_ours * scale:>11.2f} {unit}{t.round_theirs * scale:>9.2f} {unit}"
             print(f"{name:<44}{times}{t.ratio:>7.2f}x{t.cpu_ratio:>10.2f}x")
         else:
             ours, theirs = values

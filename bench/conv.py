@@ -24,6 +24,11 @@ import torch.nn.functional as torch_functional
 import minitorch_rx as mt
 from minitorch_rx.ops import conv as mt_conv
 
+try:
+    from .common import median_round
+except ImportError:  # run as a script: python bench/conv.py
+    from common import median_round
+
 
 @dataclass(frozen=True)
 class Case:
@@ -112,22 +117,22 @@ def _ratio(times: dict[str, list[float]], clock: str) -> float:
     return statistics.median(m / t for m, t in zip(times[f"mt_{clock}"], times[f"torch_{clock}"], strict=True))
 
 
-def report(times: dict[str, dict[str, list[float]]], lenet_names: list[str]) -> None:
-    print(f"{'case':40} {'mt ms':>8} {'torch ms':>9} {'ratio':>6} {'cpu ratio':>10}")
-    for name, t in times.items():
-        print(
-            f"{name:40} {statistics.median(t['mt_wall']) * 1e3:8.2f} "
-            f"{statistics.median(t['torch_wall']) * 1e3:9.2f} {_ratio(t, 'wall'):6.2f} {_ratio(t, 'cpu'):10.2f}"
-        )
-    lenet = {
+def lenet_layers(times: dict[str, dict[str, list[float]]], lenet_names: list[str]) -> dict[str, list[float]]:
+    """Per-round times of LeNet-5's conv layers together (the sum of their cases)."""
+    return {
         key: [sum(values) for values in zip(*(times[name][key] for name in lenet_names), strict=True)]
         for key in ("mt_wall", "torch_wall", "mt_cpu", "torch_cpu")
     }
-    print(
-        f"{'lenet conv layers (conv1 pad 2 + conv2)':40} {statistics.median(lenet['mt_wall']) * 1e3:8.2f} "
-        f"{statistics.median(lenet['torch_wall']) * 1e3:9.2f} {_ratio(lenet, 'wall'):6.2f} "
-        f"{_ratio(lenet, 'cpu'):10.2f}"
-    )
+
+
+def report(times: dict[str, dict[str, list[float]]], lenet_names: list[str]) -> None:
+    """One line per case: the times of the median round (the round that gave the ratio), the ratio
+    and the CPU-time ratio."""
+    print(f"{'case':40} {'mt ms':>8} {'torch ms':>9} {'ratio':>6} {'cpu ratio':>10}")
+    rows = {**times, "lenet conv layers (conv1 pad 2 + conv2)": lenet_layers(times, lenet_names)}
+    for name, t in rows.items():
+        ours, theirs, ratio = median_round(t["mt_wall"], t["torch_wall"])
+        print(f"{name:40} {ours * 1e3:8.2f} {theirs * 1e3:9.2f} {ratio:6.2f} {_ratio(t, 'cpu'):10.2f}")
 
 
 def main() -> None:

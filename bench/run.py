@@ -1,26 +1,33 @@
-"""Every suite of issue 7 in one run, one table: each figure against PyTorch, its bar, and whether
+"""Every suite of bench/ in one run, one table: each figure against PyTorch, its bar, and whether
 it is met. ``minitorch-rx bench [--quick]`` runs this from the repository root.
 
-    python -m bench.run [--quick] [--skip memory,accuracy]
+    python -m bench.run [--quick] [--skip memory,accuracy,ddp] [--data-root DIR]
 
-Timings are interleaved with PyTorch round by round on one thread (medians of per-round ratios);
+Timings are interleaved with PyTorch round by round on one thread; the ratio is the median of the
+per-round ratios, and the times shown are those of that median round (so they give the ratio).
 ``cpu ratio`` uses this thread's CPU time, steadier than wall time on a shared machine. Memory is
-measured in fresh processes, accuracy over one MNIST epoch from the same initialization and order.
-``--quick`` shrinks every suite (fewer rounds, smaller batches and chains, a 2,048-image epoch): it
-checks that the suites run, not the bars.
+measured in fresh processes, accuracy over one MNIST epoch from the same initialization and order
+(``--data-root``: a folder holding ``MNIST/raw/*-ubyte.gz``, default ``$MINITORCH_RX_MNIST``; else
+the subset shipped in the package), DDP throughput in 2 processes. ``--quick`` shrinks every suite
+(fewer rounds, smaller batches and chains, a 2,048-image epoch): it checks that the suites run,
+not the bars (the "met" column says n/a). A line on stderr reports each suite as it starts.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 
-from . import accuracy, memory, models, ops
+from . import accuracy, conv, ddp, memory, models, ops, optim
+from .common import Timing, compare, median_round
 
-SUITES = ("ops", "models", "memory", "accuracy")
+SUITES = ("ops", "models", "conv", "optim", "memory", "accuracy", "ddp")
 
 
 @dataclass(frozen=True)
@@ -30,25 +37,30 @@ class Row:
     theirs: str
     value: float  # the figure compared with the bar (a ratio, or accuracy points)
     cpu: float | None  # the CPU-time ratio, for timings
-    bar: float
+    bar: float | None  # None: no bar, a figure to read
     absolute: bool = False  # compare |value| with the bar (a difference, not a ratio)
 
     @property
-    def met(self) -> bool:
+    def met(self) -> bool | None:
+        if self.bar is None:
+            return None
         return (abs(self.value) if self.absolute else self.value) <= self.bar
 
 
-def _ops_rows(quick: bool) -> list[Row]:
+def _timing_row(name: str, t: Timing, bar: float, unit: str = "ms", scale: float = 1e3) -> Row:
+    """A row showing the median round's times, which give the ratio."""
+    return Row(
+        name, f"{t.round_ours * scale:.2f} {unit}", f"{t.round_theirs * scale:.2f} {unit}", t.ratio, t.cpu_ratio, bar
+    )
+
+
+def _ops_rows(quick: bool, data_root: Path | None) -> list[Row]:
     n_ops, rounds = (200, 3) if quick else (1000, 21)
     ((name, t),) = ops.run(n_ops, rounds)
-    return [
-        Row(
-            f"{name} vs torch.autograd", f"{t.ours * 1e6:.2f} us", f"{t.theirs * 1e6:.2f} us", t.ratio, t.cpu_ratio, 0.7
-        )
-    ]
+    return [_timing_row(f"{name} vs torch.autograd", t, 0.7, "us", 1e6)]
 
 
-def _model_rows(quick: bool) -> list[Row]:
+def _model_rows(quick: bool, data_root: Path | None) -> list[Row]:
     rows = []
     cases = (("mlp", None), ("lenet5-im2col", None), ("lenet5", None), ("resnet20", None))
     if quick:
@@ -56,20 +68,42 @@ def _model_rows(quick: bool) -> list[Row]:
     for name, size in cases:
         rounds, reps = (3, 1) if quick else ((9, None) if name == "resnet20" else (15, None))
         ((label, timing),) = models.run([name], rounds, reps, size)
-        rows.append(
-            Row(
-                label,
-                f"{timing.ours * 1e3:.2f} ms",
-                f"{timing.theirs * 1e3:.2f} ms",
-                timing.ratio,
-                timing.cpu_ratio,
-                models.CASES[name].bar,
-            )
-        )
+        rows.append(_timing_row(label, timing, models.CASES[name].bar))
     return rows
 
 
-def _memory_rows(quick: bool) -> list[Row]:
+def _conv_rows(quick: bool, data_root: Path | None) -> list[Row]:
+    rounds, reps = (3, 1) if quick else (9, 5)
+    cases = (*conv.LENET, conv.OTHERS[2])  # LeNet-5's two layers and the 3-D case
+    times = conv.measure(cases, rounds, reps)
+    measured = {
+        "LeNet-5's conv layers, forward + backward, vs native": (
+            conv.lenet_layers(times, [case.name for case in conv.LENET]),
+            1.6,
+        ),
+        f"{conv.OTHERS[2].name}, forward + backward, vs native": (times[conv.OTHERS[2].name], 2.5),
+    }
+    rows = []
+    for name, (t, bar) in measured.items():
+        ours, theirs, ratio = median_round(t["mt_wall"], t["torch_wall"])
+        cpu = median_round(t["mt_cpu"], t["torch_cpu"])[2]
+        rows.append(Row(name, f"{ours * 1e3:.2f} ms", f"{theirs * 1e3:.2f} ms", ratio, cpu, bar))
+    return rows
+
+
+def _optim_rows(quick: bool, data_root: Path | None) -> list[Row]:
+    rounds, repeat = (3, 1) if quick else (9, None)
+    shapes = optim.resnet18_shapes()
+    rows = []
+    for name in ("SGD(momentum=0.9)", "Adam"):
+        our_cls, torch_cls, kwargs = optim.CASES[name]
+        ours, theirs = optim._twin_params(shapes)
+        timing = compare(our_cls(ours, **kwargs).step, torch_cls(theirs, **kwargs).step, rounds, repeat)
+        rows.append(_timing_row(f"{name} step, ResNet-18 params (11.7M), vs torch.optim", timing, 1.2))
+    return rows
+
+
+def _memory_rows(quick: bool, data_root: Path | None) -> list[Row]:
     models_, steps = (["lenet5"], 2) if quick else (["lenet5", "resnet20"], 10)
     rows = []
     for model, ours, theirs in memory.run(models_, steps):
@@ -87,38 +121,74 @@ def _memory_rows(quick: bool) -> list[Row]:
     return rows
 
 
-def _accuracy_rows(quick: bool) -> list[Row]:
-    root = None if quick else accuracy.default_root()
+def _accuracy_rows(quick: bool, data_root: Path | None) -> list[Row]:
+    root = None if quick else accuracy.resolve_root(data_root)
     ours, theirs, source = accuracy.train_both(1, root, 2048 if quick else None)
     label = "LeNet-5 1 MNIST epoch: test accuracy" + (" (2048 images)" if quick else "" if root else " (subset)")
     return [Row(label, f"{ours:.2f}%", f"{theirs:.2f}%", ours - theirs, None, 0.2, absolute=True)]
 
 
-def print_rows(rows: list[Row]) -> None:
-    print(f"{'measure':<56}{'minitorch_rx':>14}{'torch':>12}{'ratio':>8}{'cpu ratio':>11}{'bar':>8}  met")
+def _ddp_rows(quick: bool, data_root: Path | None) -> list[Row]:
+    settings = argparse.Namespace(batch_size=64, steps=5 if quick else 40, warmup=1 if quick else 5)
+    rounds = 1 if quick else 3
+    rates = {
+        engine: statistics.median(ddp.throughput(engine, 2, 1, settings)[0] for _ in range(rounds))
+        for engine in ddp.STEPS
+    }
+    ours, theirs = rates["minitorch_rx"], rates["torch"]
+    name = "LeNet-5 DDP, 2 processes x 1 thread: images/s (ratio: time)"
+    return [Row(name, f"{ours:.0f}/s", f"{theirs:.0f}/s", theirs / ours, None, None)]
+
+
+SUITE_ROWS = {
+    "ops": _ops_rows,
+    "models": _model_rows,
+    "conv": _conv_rows,
+    "optim": _optim_rows,
+    "memory": _memory_rows,
+    "accuracy": _accuracy_rows,
+    "ddp": _ddp_rows,
+}
+
+
+def print_rows(rows: list[Row], quick: bool = False) -> None:
+    """The table; under ``quick`` the "met" column says n/a (the sizes cannot judge the bars)."""
+    print(f"{'measure':<64}{'minitorch_rx':>14}{'torch':>12}{'ratio':>8}{'cpu ratio':>11}{'bar':>8}  met")
     for row in rows:
         value = f"{row.value:+.2f}pt" if row.absolute else f"{row.value:.2f}x"
         cpu = "" if row.cpu is None else f"{row.cpu:.2f}x"
-        bar = f"{row.bar:.1f}pt" if row.absolute else f"{row.bar:.2f}x"
-        print(f"{row.name:<56}{row.ours:>14}{row.theirs:>12}{value:>8}{cpu:>11}{bar:>8}  {'yes' if row.met else 'NO'}")
+        if row.bar is None:
+            bar, met = "-", "-"
+        else:
+            bar = f"{row.bar:.1f}pt" if row.absolute else f"{row.bar:.2f}x"
+            met = "n/a" if quick else "yes" if row.met else "NO"
+        print(f"{row.name:<64}{row.ours:>14}{row.theirs:>12}{value:>8}{cpu:>11}{bar:>8}  {met}")
 
 
 def main(argv: list[str] | None = None) -> list[Row]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny suites: check that they run, not the bars")
     parser.add_argument("--skip", default="", help="comma-separated suites to leave out: " + ", ".join(SUITES))
+    parser.add_argument(
+        "--data-root", type=Path, default=None, help="for the accuracy suite: a folder holding MNIST/raw/*-ubyte.gz"
+    )
     args = parser.parse_args(argv)
     skip = {name for name in args.skip.split(",") if name}
+    unknown = skip - set(SUITES)
+    if unknown:
+        parser.error(f"unknown suite(s) in --skip: {', '.join(sorted(unknown))}; the suites: {', '.join(SUITES)}")
     torch.set_num_threads(1)
     start = time.perf_counter()
     rows: list[Row] = []
-    suites = {"ops": _ops_rows, "models": _model_rows, "memory": _memory_rows, "accuracy": _accuracy_rows}
-    for name, suite in suites.items():
-        if name not in skip:
-            rows += suite(args.quick)
+    chosen = [name for name in SUITES if name not in skip]
+    for number, name in enumerate(chosen, 1):
+        began = time.perf_counter()
+        print(f"bench: [{number}/{len(chosen)}] {name} ...", file=sys.stderr, flush=True)
+        rows += SUITE_ROWS[name](args.quick, args.data_root)
+        print(f"bench: [{number}/{len(chosen)}] {name} done ({time.perf_counter() - began:.0f} s)", file=sys.stderr)
     note = " (--quick: sizes too small for the bars)" if args.quick else ""
-    print(f"\nminitorch_rx against PyTorch {torch.__version__}, one thread{note}")
-    print_rows(rows)
+    print(f"\nminitorch_rx against PyTorch {torch.__version__}, one thread{note}; times: the median round's")
+    print_rows(rows, args.quick)
     print(f"({time.perf_counter() - start:.0f} s)")
     return rows
 

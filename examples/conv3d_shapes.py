@@ -2,7 +2,7 @@
 
     python examples/conv3d_shapes.py [--epochs 4]
 
-The volumes are made here (random size, position and noise). Runs in a minute or two on 2 CPU cores.
+The volumes are made here (random size, position and noise). Runs in about 50 s on 2 busy CPU cores.
 """
 
 from __future__ import annotations

@@ -67,7 +67,8 @@ def main() -> None:
         opt_g.step()
         if step % 50 == 0 or step == 1:
             elapsed = time.perf_counter() - start
-            print(f"step {step:4d}  W estimate {wasserstein.item():7.3f}  penalty {penalty.item():6.3f}  {elapsed:6.1f} s")
+            w, gp = wasserstein.item(), penalty.item()
+            print(f"step {step:4d}  W estimate {w:7.3f}  penalty {gp:6.3f}  {elapsed:6.1f} s")
     with mt.no_grad():
         samples = generator(mt.randn(64, 32)).reshape(64, 1, 28, 28) * 0.5 + 0.5
     from pathlib import Path

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bench import accuracy, memory, models, ops, profiler, run
+from bench import accuracy, common, memory, models, ops, profiler, run
 
 
 def test_the_elementwise_chain_reports_a_time_per_op_for_both():
@@ -54,3 +54,21 @@ def test_the_table_prints_each_measure_with_its_ratio_and_bar(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert "0.50x" in lines[1] and "0.55x" in lines[1] and lines[1].endswith("yes")
     assert "-0.30pt" in lines[2] and lines[2].endswith("NO")
+
+
+def test_quick_tables_do_not_judge_the_bars_and_rows_without_a_bar_say_so(capsys):
+    rows = [run.Row("timing", "1.00 ms", "2.00 ms", 0.5, 0.55, 0.7), run.Row("ddp", "1/s", "1/s", 1.0, None, None)]
+    run.print_rows(rows, quick=True)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].endswith("n/a") and lines[2].endswith("-")
+
+
+def test_the_times_shown_are_those_that_gave_the_ratio():
+    assert common.median_round([3.0, 1.0, 2.0], [1.0, 1.0, 4.0]) == (1.0, 1.0, 1.0)
+    timing = common.compare(lambda: sum(range(200)), lambda: sum(range(100)), rounds=3, repeat=5, warmup=0)
+    assert timing.round_ours / timing.round_theirs == pytest.approx(timing.ratio)
+
+
+def test_the_conv_suite_gives_rows_in_the_table():
+    rows = run._conv_rows(quick=True, data_root=None)
+    assert [row.bar for row in rows] == [1.6, 2.5] and all(row.value > 0 for row in rows)

@@ -1,7 +1,9 @@
-"""``minitorch-rx train | eval | bench | graph``.
+"""``minitorch-rx train | eval | bench | graph``: run a parsed command.
 
 With no options, ``minitorch-rx train`` trains LeNet-5 on the MNIST subset shipped in the
-package, on the CPU, and prints the test accuracy.
+package, on the CPU, and prints the test accuracy. The arguments are parsed and checked in
+``arguments.py`` (no torch needed); each command is one function here, listed in ``COMMANDS``,
+that imports what it needs.
 """
 
 from __future__ import annotations
@@ -13,14 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import torch
-
-from .training import History, TrainConfig
+from .arguments import TrainConfig, UsageError, parse, point_latest, print_error
 
 
 def _train(args: argparse.Namespace) -> int:
-    from .training import train
-
     config = TrainConfig(
         model=args.model,
         dataset=args.dataset,
@@ -36,17 +34,44 @@ def _train(args: argparse.Namespace) -> int:
         num_workers=args.workers,
         limit=args.limit,
         progress=not args.quiet,
+        verify=args.verify,
     )
+    _check_device(config.device)
+    if int(os.environ.get("RANK", "0")) == 0 and args.new_run:
+        out = Path(config.out)
+        out.mkdir(parents=True, exist_ok=True)
+        point_latest(out, out.parent)
     if args.nproc > 1 and "RANK" not in os.environ:
         return _launch_local(config, args.nproc)
+    from .training import train
+
     _report(train(config), config)
     return 0
 
 
-def _report(history: History, config: TrainConfig) -> None:
+def _check_device(device: str) -> None:
+    """A device this machine has (the spelling was checked while parsing)."""
+    import torch
+
+    kind, _, index = device.partition(":")
+    if kind == "cuda":
+        if not torch.cuda.is_available():
+            raise UsageError(f"--device {device}: this machine has no CUDA GPU that torch can use; use --device cpu")
+        if index and int(index) >= torch.cuda.device_count():
+            raise UsageError(f"--device {device}: this machine has {torch.cuda.device_count()} GPU(s), cuda:0 on")
+    if kind == "mps" and not torch.backends.mps.is_available():
+        raise UsageError(f"--device {device}: MPS is not available on this machine; use --device cpu")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _report(history, config: TrainConfig) -> None:
     if int(os.environ.get("RANK", "0")) == 0:
         print(
-            f"test accuracy {history.test_accuracy[-1]:.2%} (test loss {history.test_loss[-1]:.4f}); "
+            f"test accuracy {history.test_accuracy[-1]:.2%} (test loss {history.test_loss[-1]:.4f}) "
+            f"after {_plural(len(history.test_accuracy), 'epoch')}; "
             f"wrote {config.out}/checkpoint.pt, metrics.json, metrics.png, grad_flow.png"
         )
 
@@ -54,16 +79,22 @@ def _report(history: History, config: TrainConfig) -> None:
 def _launch_local(config: TrainConfig, nproc: int) -> int:
     """Train in ``nproc`` processes on this machine, as ``torchrun --standalone --nproc-per-node``
     would: each gets torchrun's environment variables and ``1/nproc`` of the CPU threads."""
+    import torch
+    import torch.multiprocessing as mp
+
+    from ..data import get_dataset
+
     if torch.device(config.device).type == "cuda" and nproc > torch.cuda.device_count():
         gpus = torch.cuda.device_count()
-        print(f"--nproc {nproc} needs one GPU per process; this machine has {gpus}", file=sys.stderr)
-        return 1
+        raise UsageError(f"--nproc {nproc} needs one GPU per process; this machine has {gpus}")
+    for train in (True, False):  # check (and unpack) the data once, before the processes start
+        get_dataset(config.dataset, config.data_root, train=train, verify=config.verify)
     with socket.socket() as probe:  # a free port for the rendezvous on the loopback interface
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     try:
-        torch.multiprocessing.spawn(_local_worker, args=(nproc, port, config), nprocs=nproc)
-    except (torch.multiprocessing.ProcessRaisedException, torch.multiprocessing.ProcessExitedException) as error:
+        mp.spawn(_local_worker, args=(nproc, port, config), nprocs=nproc)
+    except (mp.ProcessRaisedException, mp.ProcessExitedException) as error:
         print(f"minitorch-rx train --nproc {nproc} failed: {error}", file=sys.stderr)
         return 1
     return 0
@@ -71,6 +102,8 @@ def _launch_local(config: TrainConfig, nproc: int) -> int:
 
 def _local_worker(local_rank: int, nproc: int, port: int, config: TrainConfig) -> None:
     """One process of ``--nproc``: rank ``local_rank`` of ``nproc`` on this machine."""
+    import torch
+
     os.environ.update(
         MASTER_ADDR="127.0.0.1",
         MASTER_PORT=str(port),
@@ -86,25 +119,39 @@ def _local_worker(local_rank: int, nproc: int, port: int, config: TrainConfig) -
 
 
 def _eval(args: argparse.Namespace) -> int:
+    import json
+
     from .. import models
     from ..data import DataLoader, get_dataset
     from ..serialization import load
-    from .training import _model_kwargs, evaluate
+    from .training import evaluate, model_kwargs
 
+    _check_device(args.device)
+    kwargs = model_kwargs(args.model, args.dataset)
     if args.checkpoint is None:
         # The shipped weights trained on --dataset (e.g. lenet5 on fashion_mnist).
-        model = models.get(
-            args.model, pretrained=args.dataset.replace("-", "_"), **_model_kwargs(args.model, args.dataset)
-        )
+        model = models.get(args.model, pretrained=args.dataset, **kwargs)
     else:
-        model = models.get(args.model, **_model_kwargs(args.model, args.dataset))
+        model = models.get(args.model, **kwargs)
         state = load(args.checkpoint)
-        model.load_state_dict(state["model"] if "model" in state else state)
+        trained = json.loads(state["config"]) if isinstance(state, dict) and "config" in state else {}
+        if trained and trained.get("model") != args.model:
+            raise UsageError(
+                f"--checkpoint {args.checkpoint} holds a {trained.get('model')} trained on {trained.get('dataset')}: "
+                f"pass --model {trained.get('model')} --dataset {trained.get('dataset')}"
+            )
+        try:
+            model.load_state_dict(state["model"] if "model" in state else state)
+        except (KeyError, RuntimeError) as error:
+            raise UsageError(f"--checkpoint {args.checkpoint} does not fit --model {args.model}: {error}") from None
     model.to(args.device)
-    loader = DataLoader(get_dataset(args.dataset, args.data_root, train=False), batch_size=256)
+    test_set = get_dataset(args.dataset, args.data_root, train=False, verify=args.verify)
+    loader = DataLoader(test_set, batch_size=256)
     loss, accuracy = evaluate(model, loader, args.device, progress=not args.quiet)
+    where = "the MNIST subset shipped in the package" if args.data_root is None else args.data_root
+    weights = "shipped weights" if args.checkpoint is None else args.checkpoint
     print(
-        f"{args.model} on {args.dataset} test set ({len(loader.dataset)} images): "
+        f"{args.model} ({weights}) on {args.dataset}'s test set, {len(test_set):,} images from {where}: "
         f"accuracy {accuracy:.2%}, loss {loss:.4f}"
     )
     return 0
@@ -113,12 +160,12 @@ def _eval(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     root = Path(__file__).resolve().parents[2]
     if not (root / "bench" / "run.py").exists():
-        print(
-            "the benchmarks live in the source checkout's bench/ folder; run this from a clone of the repository",
-            file=sys.stderr,
+        raise UsageError(
+            "the benchmarks live in the source checkout's bench/ folder; run this from a clone of the repository"
         )
-        return 1
     command = [sys.executable, "-m", "bench.run"] + (["--quick"] if args.quick else [])
+    if args.data_root is not None:
+        command += ["--data-root", str(Path(args.data_root).resolve())]
     return subprocess.call(command, cwd=root)
 
 
@@ -129,8 +176,7 @@ def _graph(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     if out.suffix not in (".svg", ".html", ".dot"):
-        print(f"--out must end in .svg, .html or .dot, got {out.name}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--out must end in .svg, .html or .dot, got {out.name}")
     model = models.get(args.model)
     shape = models.INPUT_SHAPES[args.model]
     x = randn(args.batch_size, *shape)
@@ -153,66 +199,24 @@ def _graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="minitorch-rx", description="Train, evaluate, benchmark and draw minitorch_rx models."
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    defaults = TrainConfig()
+#: The commands: name (as in ``arguments.COMMANDS``) -> the function that runs it and returns the exit status.
+COMMANDS = {"train": _train, "eval": _eval, "bench": _bench, "graph": _graph}
 
-    train = commands.add_parser("train", help="train a zoo model (default: LeNet-5 on the shipped MNIST subset)")
-    train.add_argument("--model", default=defaults.model)
-    train.add_argument("--dataset", default=defaults.dataset, help="mnist, fashion_mnist or cifar10")
-    train.add_argument(
-        "--data-root", default=None, help="torchvision data folder (default: the MNIST subset shipped in the package)"
-    )
-    train.add_argument("--epochs", type=int, default=defaults.epochs)
-    train.add_argument("--batch-size", type=int, default=defaults.batch_size)
-    train.add_argument("--lr", type=float, default=defaults.lr)
-    train.add_argument("--optimizer", default=defaults.optimizer, choices=["sgd", "adam", "adamw"])
-    train.add_argument("--device", default=defaults.device)
-    train.add_argument("--out", default=defaults.out, help="folder for checkpoint.pt, metrics.json and metrics.png")
-    train.add_argument("--resume", default=None, help="a checkpoint.pt to continue from")
-    train.add_argument("--seed", type=int, default=defaults.seed)
-    train.add_argument("--workers", type=int, default=defaults.num_workers)
-    train.add_argument("--limit", type=int, default=None, help="use only the first N training and test images")
-    train.add_argument("--quiet", action="store_true", help="no progress bars")
-    train.add_argument(
-        "--nproc",
-        type=int,
-        default=1,
-        help="data-parallel training in N local processes (--batch-size is per process); "
-        "under torchrun the process count is torchrun's and this is ignored",
-    )
-    train.set_defaults(run=_train)
 
-    evaluate = commands.add_parser("eval", help="test accuracy of a checkpoint (or of the shipped pretrained weights)")
-    evaluate.add_argument("--model", default=defaults.model)
-    evaluate.add_argument(
-        "--checkpoint", default=None, help="a checkpoint or state dict (default: the shipped pretrained weights)"
-    )
-    evaluate.add_argument("--dataset", default=defaults.dataset)
-    evaluate.add_argument("--data-root", default=None)
-    evaluate.add_argument("--device", default="cpu")
-    evaluate.add_argument("--quiet", action="store_true")
-    evaluate.set_defaults(run=_eval)
+def run(args: argparse.Namespace) -> int:
+    """Run a parsed command. A mistake found on the way (a missing GPU, a data folder without its
+    files, a checkpoint of another model) ends as one line ``minitorch-rx: error: ...``, status 2;
+    anything else is a bug and keeps its traceback."""
+    try:
+        return COMMANDS[args.command](args)
+    except Exception as error:
+        from ..data.datasets import DataFolderError
 
-    bench = commands.add_parser("bench", help="run the bench/ suites and print their ratios to PyTorch")
-    bench.add_argument("--quick", action="store_true", help="fewer rounds and smaller sizes")
-    bench.set_defaults(run=_bench)
-
-    graph = commands.add_parser(
-        "graph", help="draw the graph of one training step: SVG, HTML (zoom, hover details) or Graphviz DOT"
-    )
-    graph.add_argument("--model", default=defaults.model)
-    graph.add_argument("--batch-size", type=int, default=2)
-    graph.add_argument("--out", default="runs/graph.svg", help="FILE.svg, FILE.html or FILE.dot")
-    graph.add_argument("--depth", type=int, default=None, help="draw each module at depth N as one box")
-    graph.add_argument("--grads", action="store_true", help="colour nodes by gradient norm (vanishing/exploding)")
-    graph.set_defaults(run=_graph)
-    return parser
+        if not isinstance(error, (UsageError, DataFolderError)) or getattr(args, "debug", False):
+            raise
+        print_error(str(error))
+        return 2
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.run(args)
+    return run(parse(argv))

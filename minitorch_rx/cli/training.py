@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -26,30 +27,15 @@ from ..nn import functional as F
 from ..nn.parallel import DistributedDataParallel
 from ..random import manual_seed
 from ..serialization import load, save
+from .arguments import DATASETS, MODELS, TrainConfig, UsageError, new_run_folder
 from .grad_flow import GradFlow
+
+#: Under data parallelism, the progress bar's running loss and accuracy are summed over the
+#: processes every this many steps (and at an epoch's last step).
+SYNC_EVERY = 10
 
 #: How long a rank waits in a collective for the others before failing (a crashed or hung peer).
 DISTRIBUTED_TIMEOUT = timedelta(minutes=5)
-
-
-@dataclass
-class TrainConfig:
-    model: str = "lenet5"
-    dataset: str = "mnist"
-    data_root: str | None = None
-    epochs: int = 8
-    batch_size: int = 64
-    lr: float = 0.05
-    optimizer: str = "sgd"
-    momentum: float = 0.9
-    weight_decay: float = 0.0
-    device: str = "cpu"
-    out: str = "runs/latest"
-    resume: str | None = None
-    seed: int = 0
-    num_workers: int = 0
-    limit: int | None = None  # train (and test) on the first `limit` images only: quick smoke runs
-    progress: bool = True
 
 
 @dataclass
@@ -59,7 +45,8 @@ class History:
     test_loss: list[float] = field(default_factory=list)
     test_accuracy: list[float] = field(default_factory=list)
     images_per_second: list[float] = field(default_factory=list)
-    step_losses: list[float] = field(default_factory=list)
+    step_losses: list[float] = field(default_factory=list)  # the loss of every step (over all processes)
+    steps_per_epoch: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -179,27 +166,33 @@ def train(config: TrainConfig) -> History:
 
 
 def _train(config: TrainConfig, workers: Workers) -> History:
+    if config.out is None:
+        config = replace(config, out=str(new_run_folder(config.model, config.dataset)))
     out = Path(config.out)
     if workers.is_main:
         out.mkdir(parents=True, exist_ok=True)
     manual_seed(config.seed)
     device = workers.device
-    model = models.get(config.model, **_model_kwargs(config.model, config.dataset)).to(device)
+    model = models.get(config.model, **model_kwargs(config.model, config.dataset)).to(device)
     optimizer = build_optimizer(config.optimizer, model.parameters(), config.lr, config.momentum, config.weight_decay)
     scheduler = optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs)
-    train_set = _limited(get_dataset(config.dataset, config.data_root, train=True), config.limit)
-    test_set = _shard(_limited(get_dataset(config.dataset, config.data_root, train=False), config.limit), workers)
+    data = dict(root=config.data_root, verify=config.verify)
+    train_set = _limited(get_dataset(config.dataset, train=True, **data), config.limit)
+    test_set = _shard(_limited(get_dataset(config.dataset, train=False, **data), config.limit), workers)
     test_loader = DataLoader(test_set, batch_size=256, num_workers=config.num_workers)
     history = History()
     start_epoch = 0
     if config.resume:
         checkpoint = load(config.resume)
+        start_epoch = checkpoint["epoch"]
+        _check_resume(config, json.loads(checkpoint.get("config", "{}")), start_epoch)
         model.load_state_dict(checkpoint["model"])
         optimizer.load_state_dict(checkpoint["optimizer"])
         scheduler.load_state_dict(checkpoint["scheduler"])
+        if scheduler.T_max != config.epochs:
+            _stretch_schedule(scheduler, config.epochs)
         set_rng_state(checkpoint["rng"])
         history = History(**json.loads(checkpoint["history"]))
-        start_epoch = checkpoint["epoch"]
     net, sampler = model, None
     if workers.world_size > 1:
         local = torch.device(device)
@@ -226,8 +219,9 @@ def _train(config: TrainConfig, workers: Workers) -> History:
             )
         model.train()
         seen, correct, loss_sum, step_losses, started = 0, 0, 0.0, [], time.perf_counter()
-        bar = tqdm(loader, desc=f"epoch {epoch + 1}/{config.epochs}", disable=not show)
-        for images, labels in bar:
+        shown = (0.0, 0, 0)  # (loss sum, correct, images) over all processes, as the bar shows them
+        bar = tqdm(total=len(loader), desc=f"epoch {epoch + 1}/{config.epochs}", disable=not show, unit="step")
+        for step, (images, labels) in enumerate(loader, 1):
             images, labels = images.to(device), labels.to(device)
             logits = net(images)
             loss = F.cross_entropy(logits, labels)
@@ -242,13 +236,26 @@ def _train(config: TrainConfig, workers: Workers) -> History:
             loss_sum += value * batch
             correct += int((logits.argmax(1) == labels).sum().item())
             seen += batch
-            rate = seen * workers.world_size / (time.perf_counter() - started)
-            bar.set_postfix(loss=f"{loss_sum / seen:.4f}", acc=f"{correct / seen:.4f}", img_s=f"{rate:.0f}")
+            # The bar shows the running figures over all processes, as the epoch's line does: summed
+            # every SYNC_EVERY steps (every rank takes part; one all-reduce of three numbers).
+            if workers.world_size == 1 or step % SYNC_EVERY == 0 or step == len(loader):
+                shown = tuple(workers.all_sum([loss_sum, correct, seen]))
+            if shown[2]:
+                rate = shown[2] / (time.perf_counter() - started)
+                bar.set_postfix(
+                    loss=f"{shown[0] / shown[2]:.4f}",
+                    acc=f"{shown[1] / shown[2]:.4f}",
+                    img_s=f"{rate:.0f}",
+                    refresh=False,
+                )
+            bar.update()
+        bar.close()
         scheduler.step()
         # Every rank runs the same number of equal-sized steps (DistributedSampler pads), so the
         # mean of the ranks' step losses is the step loss over the whole global batch.
         history.step_losses.extend(total / workers.world_size for total in workers.all_sum(step_losses))
-        loss_sum, correct, seen = workers.all_sum([loss_sum, correct, seen])
+        history.steps_per_epoch.append(len(step_losses))
+        loss_sum, correct, seen = shown
         history.train_loss.append(loss_sum / seen)
         history.train_accuracy.append(correct / seen)
         history.images_per_second.append(seen / (time.perf_counter() - started))
@@ -260,8 +267,9 @@ def _train(config: TrainConfig, workers: Workers) -> History:
             continue
         if show:
             tqdm.write(
-                f"epoch {epoch + 1}: train loss {loss_sum / seen:.4f}, test loss {test_loss:.4f}, "
-                f"test accuracy {test_accuracy:.2%}"
+                f"epoch {epoch + 1}/{config.epochs}: train loss {loss_sum / seen:.4f}, "
+                f"train accuracy {correct / seen:.2%}, test loss {test_loss:.4f}, test accuracy {test_accuracy:.2%} "
+                f"({time.perf_counter() - started:.0f} s)"
             )
         save(
             {
@@ -278,9 +286,36 @@ def _train(config: TrainConfig, workers: Workers) -> History:
     if workers.is_main:
         metrics = {"config": asdict(config), "world_size": workers.world_size, **asdict(history)}
         (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
-        plot_history(history, out / "metrics.png")
+        plot_history(history, out / "metrics.png", f"{config.model} on {config.dataset}")
         flow.plot(out / "grad_flow.png")
     return history
+
+
+def _check_resume(config: TrainConfig, trained: dict, done: int) -> None:
+    """A resumed run continues the checkpoint's: the same model and data set, and epochs left to train."""
+    for key in ("model", "dataset"):
+        if key in trained and trained[key] != getattr(config, key):
+            raise UsageError(
+                f"--resume {config.resume} continues a run of --{key} {trained[key]}, not {getattr(config, key)}"
+            )
+    if config.epochs <= done:
+        raise UsageError(
+            f"--resume {config.resume} has already trained {done} of --epochs {config.epochs}; "
+            f"pass --epochs N with N > {done} to train further"
+        )
+
+
+def _stretch_schedule(scheduler, epochs: int) -> None:
+    """Make a resumed cosine schedule ``epochs`` long: the learning rate continues from the new
+    schedule's value at the epoch reached (so resuming a finished 2-epoch run with 3 epochs trains
+    its third epoch at a quarter of the initial rate, instead of at the old schedule's 0)."""
+    scheduler.T_max = epochs
+    for group, base_lr in zip(scheduler.optimizer.param_groups, scheduler.base_lrs, strict=True):
+        group["lr"] = (
+            scheduler.eta_min
+            + (base_lr - scheduler.eta_min) * (1 + math.cos(math.pi * scheduler.last_epoch / epochs)) / 2
+        )
+    scheduler._last_lr = [group["lr"] for group in scheduler.optimizer.param_groups]
 
 
 def _limited(dataset, limit: int | None):
@@ -294,32 +329,85 @@ def _shard(dataset, workers: Workers):
     return Subset(dataset, range(workers.rank, len(dataset), workers.world_size))
 
 
-def _model_kwargs(model: str, dataset: str) -> dict:
-    channels = 3 if dataset.lower() == "cifar10" else 1
-    if model in ("lenet5", "resnet20", "vgg11_bn", "resnet18", "resnet34"):
-        return {"in_channels": channels, "num_classes": 10}
+def model_kwargs(model: str, dataset: str) -> dict:
+    """The arguments that fit zoo model ``model`` to data set ``dataset`` (its channels, classes)."""
+    spec = DATASETS[dataset.lower().replace("-", "_")]
+    if MODELS.get(model) != "image" or spec.kind != "image":
+        return {}
     if model == "mlp":
-        return {"in_features": channels * (32 * 32 if channels == 3 else 28 * 28), "num_classes": 10}
-    return {}
+        return {"in_features": math.prod(spec.shape), "num_classes": spec.classes}
+    return {"in_channels": spec.shape[0], "num_classes": spec.classes}
 
 
-def plot_history(history: History, path: Path) -> None:
-    """Loss and accuracy per epoch, as a PNG."""
+def plot_history(history: History, path: Path, title: str = "") -> None:
+    """Loss (every step, and per epoch) and accuracy per epoch, as a PNG titled ``title`` and the date."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
     epochs = range(1, len(history.train_loss) + 1)
-    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.plot(epochs, history.train_loss, marker="o", label="train")
-    left.plot(epochs, history.test_loss, marker="o", label="test")
-    left.set(xlabel="epoch", ylabel="cross-entropy loss", title="Loss")
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    steps = _step_positions(history)
+    smooth = _moving_average(history.step_losses, max(1, len(steps) // (10 * len(epochs) or 1))) if steps else []
+    if steps:
+        left.plot(steps, history.step_losses, color="tab:blue", alpha=0.2, lw=0.6, label="train, each step")
+        left.plot(steps, smooth, color="tab:blue", alpha=0.7, lw=1.2, label="train, moving average")
+    if steps:  # an epoch's mean covers the whole epoch: drawn at its middle
+        middles = [e - 0.5 for e in epochs]
+        left.plot(middles, history.train_loss, marker="o", color="navy", ls="none", label="train, epoch mean")
+    else:
+        left.plot(epochs, history.train_loss, marker="o", color="navy", label="train, epoch mean")
+    left.plot(epochs, history.test_loss, marker="o", color="tab:orange", label="test")
+    # Log scale: an early outlier (a first-epoch test loss of 100) leaves the rest readable. The axis
+    # spans the curves (epoch means, test losses, the moving average); single steps below it are cut.
+    curves = [v for v in (*smooth, *history.train_loss, *history.test_loss) if v > 0 and math.isfinite(v)]
+    if curves:
+        left.set_yscale("log")
+        finite_steps = [v for v in history.step_losses if math.isfinite(v)]
+        low, high = min(curves) / 1.5, max(curves + finite_steps) * 1.3
+        left.set_ylim(low, high)
+        decades = math.log10(high / low)
+        subs = (
+            (1.0,)
+            if decades > 3
+            else (1.0, 2.0, 5.0)
+            if decades > 1
+            else (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)
+        )
+        left.yaxis.set_major_locator(LogLocator(subs=subs))
+        left.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        left.yaxis.set_minor_formatter(NullFormatter())
+    left.set(xlabel="epoch (test loss at each epoch's end)", ylabel="cross-entropy loss (log scale)", title="Loss")
     left.legend()
     right.plot(epochs, [100 * a for a in history.train_accuracy], marker="o", label="train")
     right.plot(epochs, [100 * a for a in history.test_accuracy], marker="o", label="test")
     right.set(xlabel="epoch", ylabel="accuracy (%)", title="Accuracy")
     right.legend()
+    left.set_xlim(0 if steps else 0.8, len(epochs) + 0.2)
+    right.set_xlim(0.8, len(epochs) + 0.2)
+    for axes in (left, right):
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.grid(alpha=0.3)
+    figure.suptitle(f"{title + ', ' if title else ''}{time.strftime('%Y-%m-%d %H:%M')}")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+def _moving_average(values: list[float], window: int) -> list[float]:
+    """The mean of each value and the ``window - 1`` before it (fewer at the start)."""
+    out, total = [], 0.0
+    for i, value in enumerate(values):
+        total += value - (values[i - window] if i >= window else 0.0)
+        out.append(total / min(i + 1, window))
+    return out
+
+
+def _step_positions(history: History) -> list[float]:
+    """Each step's position in epochs (step i of n in epoch e at e - 1 + i / n), for the step losses."""
+    counts = history.steps_per_epoch
+    if sum(counts) != len(history.step_losses):  # a history from before steps_per_epoch was kept
+        return []
+    return [epoch + (i + 1) / n for epoch, n in enumerate(counts) for i in range(n)]

@@ -1,7 +1,16 @@
 """Datasets through torchvision, a small real MNIST subset shipped in the package, and a loader
 that yields ``mt.Tensor`` batches on top of ``torch.utils.data.DataLoader``."""
 
-from .datasets import CIFAR10, MNIST, FashionMNIST, MNISTSubset, get_dataset, normalization
+from .datasets import CIFAR10, MNIST, DataFolderError, FashionMNIST, MNISTSubset, get_dataset, normalization
 from .loader import DataLoader
 
-__all__ = ["CIFAR10", "DataLoader", "FashionMNIST", "MNIST", "MNISTSubset", "get_dataset", "normalization"]
+__all__ = [
+    "CIFAR10",
+    "DataFolderError",
+    "DataLoader",
+    "FashionMNIST",
+    "MNIST",
+    "MNISTSubset",
+    "get_dataset",
+    "normalization",
+]
