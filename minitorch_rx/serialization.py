@@ -18,6 +18,7 @@ import re
 import secrets
 import stat
 import sys
+import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -191,8 +192,15 @@ def save(obj: Any, path: str | os.PathLike) -> None:
     Shared and self-referencing containers are saved as pickle saves them.
     Raises ``TypeError`` (and leaves ``path`` untouched) for an object ``load`` could not read
     back, such as a module or a NumPy array: save ``model.state_dict()`` instead; and
-    ``CheckpointError`` for containers nested deeper than pickle can write.
+    ``CheckpointError`` for containers nested deeper than pickle can write. ``path`` may also be
+    a binary file object (``io.BytesIO``, an open file), written as is, as ``torch.save`` writes it.
     """
+    if hasattr(path, "write"):
+        try:
+            torch.save(_encode(obj), path)
+        except RecursionError:
+            raise CheckpointError("Cannot save: its containers are nested deeper than pickle can write") from None
+        return
     path = Path(path)
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     folder = target.parent if str(target.parent) else Path(".")
@@ -307,8 +315,14 @@ def load(path: str | os.PathLike, map_location: str | torch.device | None = None
     Never runs code: pickled objects other than tensors and plain containers are refused, with an
     error naming the first one. ``map_location`` moves the tensors (e.g. ``"cpu"`` for a checkpoint
     saved on a GPU). Raises ``FileNotFoundError`` for a missing file and ``CheckpointError`` naming
-    the file for a truncated, corrupted, foreign or unsafe one.
+    the file for a truncated, corrupted, foreign or unsafe one. ``path`` may also be a binary file
+    object, read from its current position (checked as a file is).
     """
+    if hasattr(path, "read"):
+        with tempfile.TemporaryDirectory() as folder:
+            copy = Path(folder) / "checkpoint.pt"
+            copy.write_bytes(path.read())
+            return load(copy, map_location)
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"No such checkpoint: '{path}'")

@@ -573,3 +573,13 @@ def test_save_through_a_symlink_replaces_its_target_atomically(tmp_path, link_ki
     assert_same_checkpoint(mt.load(link), checkpoint(1))
     assert target.stat().st_ino != inode  # replaced by a rename, not rewritten in place
     assert sorted(p.name for p in (tmp_path / "store").iterdir()) == ["real.pt"]
+
+
+def test_save_and_load_take_file_objects_as_torch_does():
+    import io
+
+    buffer = io.BytesIO()
+    mt.save({"w": mt.ones(2), "step": 3}, buffer)
+    buffer.seek(0)
+    loaded = mt.load(buffer)
+    assert loaded["step"] == 3 and loaded["w"].tolist() == [1.0, 1.0]
