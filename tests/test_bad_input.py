@@ -4820,6 +4820,102 @@ CASES += [
     ),
 ]
 
+#: Found by tests/test_fuzz_entry_points.py: sizes that would be allocated until memory runs out,
+#: hyper-parameters compared before their type was checked, torch tensors where ``._data`` is read.
+CASES += [
+    case(
+        "nn.RNN",
+        "10**20 layers",
+        lambda: nn.RNN(2, 2, num_layers=10**20),
+        ValueError,
+        "num_layers must fit in int64, got 100000000000000000000",
+    ),
+    case(
+        "nn.Transformer",
+        "10**20 encoder layers",
+        lambda: nn.Transformer(8, 2, num_encoder_layers=10**20, dim_feedforward=8),
+        ValueError,
+        "TransformerEncoder(): num_layers must be a non-negative int64, got 100000000000000000000",
+    ),
+    case(
+        "nn.TransformerDecoder",
+        "num_layers None",
+        lambda: nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16), None),
+        TypeError,
+        "TransformerDecoder(): argument 'num_layers' must be int, not NoneType",
+    ),
+    case(
+        "optim.RMSprop",
+        "alpha None",
+        lambda: optim.RMSprop(linear_params(), alpha=None),
+        TypeError,
+        "RMSprop(): argument 'alpha' must be float, not NoneType",
+    ),
+    case(
+        "optim.Adagrad",
+        "a negative lr",
+        lambda: optim.Adagrad(linear_params(), lr=-0.1),
+        ValueError,
+        "Invalid learning rate: -0.1",
+    ),
+    case(
+        "optim.NAdam",
+        "betas a number",
+        lambda: optim.NAdam(linear_params(), betas=0.9),
+        TypeError,
+        "NAdam(): argument 'betas' must be a pair of floats, not 0.9",
+    ),
+    case(
+        "optim.LBFGS",
+        "lr a string",
+        lambda: optim.LBFGS(linear_params(), lr="0.1"),
+        TypeError,
+        "lr must be a float or a 1-element Tensor, not str",
+    ),
+    case(
+        "lr_scheduler.ChainedScheduler",
+        "a scheduler, not a list",
+        lambda: lr_scheduler.ChainedScheduler(lr_scheduler.StepLR(sgd(), 1)),
+        TypeError,
+        "ChainedScheduler expects a list of schedulers, but got StepLR",
+    ),
+    case(
+        "lr_scheduler.SequentialLR",
+        "numbers for schedulers",
+        lambda: lr_scheduler.SequentialLR(sgd(), [1, 2], [1]),
+        TypeError,
+        "SequentialLR at index 0 should have `optimizer` as its attribute.",
+    ),
+    case(
+        "lr_scheduler.CyclicLR",
+        "a number for scale_fn",
+        lambda: lr_scheduler.CyclicLR(sgd(), 0.1, 1.0, scale_fn=0.5),
+        TypeError,
+        "scale_fn must be a function of the cycle position, not float",
+    ),
+    case(
+        "lr_scheduler.LambdaLR",
+        "None for lr_lambda",
+        lambda: lr_scheduler.LambdaLR(sgd(), None),
+        TypeError,
+        "lr_lambda should be a function, but got NoneType",
+    ),
+    case(
+        "lr_scheduler.ConstantLR",
+        "factor None",
+        lambda: lr_scheduler.ConstantLR(sgd(), factor=None),
+        TypeError,
+        "ConstantLR(): argument 'factor' must be float, not NoneType",
+    ),
+    case(
+        "lr_scheduler.CosineAnnealingWarmRestarts",
+        "T_0 None",
+        lambda: lr_scheduler.CosineAnnealingWarmRestarts(sgd(), None),
+        ValueError,
+        "Expected positive integer T_0, but got None",
+    ),
+]
+
 
 @pytest.mark.parametrize(("entry", "call", "error", "message"), CASES)
 def test_bad_input_raises_a_clear_error(entry, call, error, message):

@@ -13,7 +13,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_input
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .inplace import _recording, rebase
 
 
@@ -52,7 +52,7 @@ def _check(name: str, input, index=None) -> Tensor:
     """``input`` as an mt.Tensor, once it and ``index`` are checked to be tensors."""
     if index is not None and not isinstance(index, TENSOR_TYPES):
         raise not_a_tensor(name, index, "index", 3)
-    return tensor_input(name, input)
+    return tensor_arg(input, name)
 
 
 def _in_place(target: Tensor, torch_method: str, out_of_place, *args) -> Tensor:

@@ -11,7 +11,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_input
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .dims import normalize_dim
 from .index import _raw, _zeros
 from .reduce import ValuesIndices
@@ -59,26 +59,26 @@ class Kthvalue(_ValuesAndIndices):
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> ValuesIndices:
     """``(values, indices)`` of ``input`` sorted along ``dim``."""
-    input = tensor_input("sort", input)
+    input = tensor_arg(input, "sort")
     values, indices = Sort.apply(input, normalize_dim(dim, input.dim()), descending, stable)
     return ValuesIndices(values, indices)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
-    input = tensor_input("argsort", input)
+    input = tensor_arg(input, "argsort")
     return Tensor._make(torch.argsort(_raw(input), dim=dim, descending=descending, stable=stable), None)
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ValuesIndices:
     """The ``k`` largest (or smallest) entries along ``dim`` and their indices."""
-    input = tensor_input("topk", input)
+    input = tensor_arg(input, "topk")
     values, indices = Topk.apply(input, k, normalize_dim(dim, input.dim()), largest, sorted)
     return ValuesIndices(values, indices)
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
     """The ``k``-th smallest entry along ``dim`` and its index."""
-    input = tensor_input("kthvalue", input)
+    input = tensor_arg(input, "kthvalue")
     values, indices = Kthvalue.apply(input, k, normalize_dim(dim, input.dim()), keepdim)
     return ValuesIndices(values, indices)
 
@@ -98,7 +98,7 @@ def unique(
 ):
     """The distinct values of ``input`` (or slices along ``dim``), optionally with the inverse
     indices and the counts. No gradient flows through (PyTorch implements none)."""
-    input = tensor_input("unique", input)
+    input = tensor_arg(input, "unique")
     return _constants(
         torch.unique(_raw(input), sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
     )
@@ -108,7 +108,7 @@ def unique_consecutive(
     input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
 ):
     """``input`` with each run of equal consecutive values (or slices) kept once."""
-    input = tensor_input("unique_consecutive", input)
+    input = tensor_arg(input, "unique_consecutive")
     return _constants(
         torch.unique_consecutive(_raw(input), return_inverse=return_inverse, return_counts=return_counts, dim=dim)
     )
