@@ -160,7 +160,9 @@ ENTRY_POINTS = {
     and not isinstance(obj, property)
 }
 #: Clear errors that are PyTorch's own, word for word, though of a type listed in ``INTERNAL``.
-TORCHS_WORDING = re.compile(r"param 'initial_lr' is not specified in param_groups")
+TORCHS_WORDING = re.compile(
+    r"param 'initial_lr' is not specified in param_groups|Padding_idx must be within num_embeddings"
+)
 
 
 def constructor_argument(name: str) -> object:
@@ -180,6 +182,16 @@ def constructor_argument(name: str) -> object:
     if name == "module":
         return mt.nn.Linear(2, 2)
     return 2  # sizes, counts, kernel sizes
+
+
+@pytest.fixture(autouse=True)
+def global_settings_restored():
+    """``mt.set_printoptions`` takes any value as torch's does (a tensor for ``precision`` breaks
+    every later repr), and ``mt.set_default_dtype`` is global: both are undone after each sweep."""
+    options, dtype = torch._tensor_str.get_printoptions(), torch.get_default_dtype()
+    yield
+    torch.set_printoptions(**options)
+    torch.set_default_dtype(dtype)
 
 
 @pytest.mark.parametrize("name", list(ENTRY_POINTS))

@@ -11,7 +11,7 @@ from .constants import tensor_arg
 from .distance import pairwise_distance
 from .elementwise import minimum
 from .loss import _check_tensors, _reduction
-from .loss_pointwise import legacy_reduction, reduce_loss
+from .loss_pointwise import _check_float, legacy_reduction, reduce_loss
 
 __all__ = [
     "cosine_embedding_loss",
@@ -194,6 +194,7 @@ def triplet_margin_loss(
         "triplet_margin_loss", ("anchor", "positive", "negative"), anchor, positive, negative
     )
     reduction_enum = _reduction(legacy_reduction(size_average, reduce, reduction))
+    _check_float("triplet_margin_loss", margin, "margin", 4)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     dims = (anchor._data.dim(), positive._data.dim(), negative._data.dim())

@@ -48,6 +48,14 @@ def legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: 
     return torch_reduction.legacy_get_string(size_average, reduce)
 
 
+def _check_float(function: str, value: object, argument: str, position: int) -> None:
+    """PyTorch's TypeError for a non-number where a float is expected."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(
+            f"{function}(): argument '{argument}' (position {position}) must be float, not {type(value).__name__}"
+        )
+
+
 def _size_warning(input: Tensor, target: Tensor) -> None:
     if input._data.shape != target._data.shape:
         warnings.warn(
@@ -103,9 +111,10 @@ def binary_cross_entropy(
             f"Using a target size ({target._data.shape}) that is different to the input size "
             f"({input._data.shape}) is deprecated. Please ensure they have the same size."
         )
+    weight = tensor_arg(weight, "binary_cross_entropy", "weight", 3, optional=True)
     _not_differentiable(weight, "binary_cross_entropy", "weight")
     if weight is not None:
-        weight = weight._data if isinstance(weight, Tensor) else weight
+        weight = weight._data
         weight = weight.expand(torch.broadcast_shapes(target._data.shape, weight.shape))
     return BinaryCrossEntropy.apply(input, target, weight, reduction_enum)
 
@@ -129,6 +138,7 @@ def smooth_l1_loss(
     input, target = _check_tensors("smooth_l1_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     reduction_enum = _reduction(reduction)
+    _check_float("smooth_l1_loss", beta, "beta", 4)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _size_warning(input, target)
@@ -152,6 +162,8 @@ def huber_loss(
     """
     input, target = _check_tensors("huber_loss", input, target)
     reduction_enum = _reduction(reduction)
+    _check_float("huber_loss", delta, "delta", 4)
+    weight = tensor_arg(weight, "huber_loss", "weight", 5, optional=True)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _size_warning(input, target)

@@ -7,7 +7,7 @@ import torch
 from ..autograd.function import Function, LinearMap, call
 from ..autograd.tensor import Tensor, detach_torch
 from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
-from .dims import normalize_dim
+from .dims import int_tuple, normalize_dim
 from .inplace import _recording, register_view, split_index
 
 
@@ -429,7 +429,9 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 
 def broadcast_to(input: Tensor, size) -> Tensor:
     input = tensor_arg(input, "broadcast_to")
-    return expand(input, tuple(size))
+    if isinstance(size, int) and not isinstance(size, bool):
+        size = (size,)  # torch takes one int as a 1-D size
+    return expand(input, int_tuple(size, "broadcast_to", "size", 1))
 
 
 def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
@@ -481,8 +483,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     >>> pixel_shuffle(mt.arange(4.0).view(4, 1, 1), 2).tolist()
     [[[0.0, 1.0], [2.0, 3.0]]]
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("pixel_shuffle", input)
+    input = tensor_arg(input, "pixel_shuffle")
     shape, r = input.shape, upscale_factor
     if len(shape) < 3:
         raise RuntimeError(
@@ -505,8 +506,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """The inverse of ``pixel_shuffle``: (*, C, H * r, W * r) into (*, C * r^2, H, W). Raises
     RuntimeError in PyTorch's words for fewer than 3 dims or a height or width r does not divide."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("pixel_unshuffle", input)
+    input = tensor_arg(input, "pixel_unshuffle")
     shape, r = input.shape, downscale_factor
     if len(shape) < 3:
         raise RuntimeError(

@@ -11,7 +11,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
+from .constants import tensor_arg
 from .dims import normalize_dim
 from .index import _raw, _zeros
 from .reduce import ValuesIndices
@@ -124,8 +124,7 @@ def searchsorted(
     sorter: Tensor | None = None,
 ) -> Tensor:
     """Where each value of ``input`` would go in ``sorted_sequence`` (along its last dim) to keep it sorted."""
-    if not isinstance(sorted_sequence, TENSOR_TYPES):
-        raise not_a_tensor("searchsorted", sorted_sequence, "sorted_sequence")
+    sorted_sequence = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")
     return Tensor._make(
         torch.searchsorted(
             _raw(sorted_sequence), _raw(input), out_int32=out_int32, right=right, side=side, sorter=_raw(sorter)
@@ -136,6 +135,5 @@ def searchsorted(
 
 def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """The bucket (index into the 1-D ``boundaries``) of each value of ``input``."""
-    if not isinstance(boundaries, TENSOR_TYPES):
-        raise not_a_tensor("bucketize", boundaries, "boundaries", 2)
+    boundaries = tensor_arg(boundaries, "bucketize", "boundaries", 2)
     return Tensor._make(torch.bucketize(_raw(input), _raw(boundaries), out_int32=out_int32, right=right), None)

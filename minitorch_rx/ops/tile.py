@@ -10,6 +10,7 @@ import torch
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import tensor_arg
+from .dims import int_tuple
 from .index import _zeros
 from .shape import _shape_arg, _tensor_list, atleast_1d, atleast_2d, atleast_3d, cat, reshape
 
@@ -148,7 +149,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """``input`` rotated by 90 degrees ``k`` times in the plane of ``dims``, from the first towards the second."""
     input = tensor_arg(input, "rot90")
-    return Rot90.apply(input, k, tuple(dims))
+    return Rot90.apply(input, k, int_tuple(dims, "rot90", "dims", 2))
 
 
 def _stack_list(tensors, name: str) -> list:
