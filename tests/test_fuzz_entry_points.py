@@ -6,7 +6,9 @@ scheduler and initializer gets each value of ``bad_values()`` in each argument (
 valid), and must either work or raise an error that says what was wrong: never an internal one
 (``AttributeError: 'str' object has no attribute '_data'``, an ``IndexError`` from a list,
 Python's ``'<' not supported between instances``...), unless torch's own function raises that
-very error.
+very error. Each sweep runs with its address space capped (``address_space_limit``): a bad value
+that an entry point would allocate until memory runs out (``num_layers=10**20``) fails the test
+instead of taking the machine down.
 """
 
 from __future__ import annotations
