@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from .autograd.tensor import Tensor
-from .ops.constants import TENSOR_TYPES, not_a_tensor
+from .ops.constants import tensor_arg
 from .ops.linalg import matmul, matrix_norm, vector_norm
 
 __all__ = ["matmul", "matrix_norm", "norm", "vector_norm"]
@@ -14,8 +14,7 @@ __all__ = ["matmul", "matrix_norm", "norm", "vector_norm"]
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
     """A vector norm (``dim`` an int, or a 1-D input) or a matrix norm (``dim`` a 2-tuple, or a
     2-D input); ``ord=None`` is the 2-norm of the flattened input or the Frobenius norm."""
-    if not isinstance(A, TENSOR_TYPES):
-        raise not_a_tensor("linalg_norm", A)
+    A = tensor_arg(A, "linalg_norm")
     if isinstance(dim, int):
         dim = (dim,)
     if ord is None:

@@ -10,7 +10,7 @@ import torch
 from .autograd.function import Function
 from .autograd.tensor import Tensor
 from .ops import inplace
-from .ops.constants import TENSOR_TYPES, not_a_tensor
+from .ops.constants import TENSOR_TYPES, tensor_arg
 
 
 def manual_seed(seed: int) -> torch.Generator:
@@ -81,8 +81,7 @@ def randperm(n: int, *, generator=None, dtype=torch.int64, device=None, requires
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, device=None) -> Tensor:
     """Random integers in ``[low, high)`` (``[0, low)`` with one bound) shaped as ``input``."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("randint_like", input)
+    input = tensor_arg(input, "randint_like")
     if high is None:
         low, high = 0, low
     return Tensor._make(torch.randint_like(_data(input), low, high, dtype=dtype, device=device), None)
@@ -90,15 +89,13 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
     """Indices drawn from the rows of ``input`` (non-negative weights); no gradient."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("multinomial", input)
+    input = tensor_arg(input, "multinomial")
     return Tensor._make(torch.multinomial(_data(input), num_samples, replacement, generator=generator), None)
 
 
 def bernoulli(input: Tensor, p: float | None = None, *, generator=None) -> Tensor:
     """0/1 draws with probability ``input`` (or ``p``) per element; ``input`` gets a zero gradient."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("bernoulli", input)
+    input = tensor_arg(input, "bernoulli")
 
     def sampler(x: torch.Tensor) -> torch.Tensor:
         return torch.bernoulli(x, generator=generator) if p is None else torch.bernoulli(x, p, generator=generator)

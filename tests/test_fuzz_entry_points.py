@@ -6,12 +6,16 @@ scheduler and initializer gets each value of ``bad_values()`` in each argument (
 valid), and must either work or raise an error that says what was wrong: never an internal one
 (``AttributeError: 'str' object has no attribute '_data'``, an ``IndexError`` from a list,
 Python's ``'<' not supported between instances``...), unless torch's own function raises that
-very error.
+very error. Each sweep runs with its address space capped (``address_space_limit``): a bad value
+that an entry point would allocate until memory runs out (``num_layers=10**20``) fails the test
+instead of taking the machine down.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import os
 import re
 import warnings
 
@@ -32,6 +36,12 @@ PYTHON_INTERNALS = re.compile(
 SKIPPED = {"mt.load", "mt.save", "mt.manual_seed", "mt.seed"}
 #: Arguments that get a valid tensor when they are not the one being swept.
 TENSOR_ARGUMENTS = {"other", "input", "weight", "target", "tensor", "exponent", "mask", "condition", "mat2"}
+#: Small valid values for a module's optional sizes when they are not the one swept: PyTorch's
+#: defaults (a 6+6-layer, 512-wide Transformer) cost a second per construction.
+SMALL_DEFAULTS = {"d_model": 4, "nhead": 2, "dim_feedforward": 8, "num_encoder_layers": 1, "num_decoder_layers": 1}
+#: What one swept call may allocate beyond the process's size before the sweep: a bad value
+#: (10**20 layers, a negative size) must be refused up front, not allocated until memory runs out.
+MEMORY_HEADROOM = 2**30
 
 
 def bad_values() -> dict[str, object]:
@@ -83,6 +93,8 @@ def calls(name: str, fn):
             for j, param in enumerate(params):
                 if j == i:
                     value = bad
+                elif param.name in SMALL_DEFAULTS and name.startswith("nn.") and param.default is not None:
+                    value = SMALL_DEFAULTS[param.name]
                 elif param.default is not inspect.Parameter.empty:
                     continue
                 elif name.startswith(("nn.", "optim.", "lr_scheduler.", "init.")):
@@ -103,13 +115,42 @@ def calls(name: str, fn):
                 yield swept.name, bad_name, args, kwargs
 
 
+@contextlib.contextmanager
+def address_space_limit(headroom: int = MEMORY_HEADROOM):
+    """Caps this process's address space at its present size plus ``headroom`` (Linux), so that an
+    entry point that allocates without bound fails with a MemoryError here instead of taking the
+    machine down; the previous limit comes back on exit."""
+    try:
+        import resource
+
+        with open("/proc/self/statm") as statm:
+            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError):
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = size + headroom
+    for bound in (soft, hard):
+        if bound != resource.RLIM_INFINITY:
+            limit = min(limit, bound)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def out_of_memory(error: BaseException) -> bool:
+    return isinstance(error, MemoryError) or re.search(r"can't allocate memory|bad_alloc", str(error)) is not None
+
+
 def raised(fn, args, kwargs) -> BaseException | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fn(*args, **kwargs)
     except Exception as error:
-        return error
+        return error.with_traceback(None)  # its frames may hold what a runaway call allocated
     return None
 
 
@@ -121,7 +162,9 @@ ENTRY_POINTS = {
     and not isinstance(obj, property)
 }
 #: Clear errors that are PyTorch's own, word for word, though of a type listed in ``INTERNAL``.
-TORCHS_WORDING = re.compile(r"param 'initial_lr' is not specified in param_groups")
+TORCHS_WORDING = re.compile(
+    r"param 'initial_lr' is not specified in param_groups|Padding_idx must be within num_embeddings"
+)
 
 
 def constructor_argument(name: str) -> object:
@@ -143,24 +186,39 @@ def constructor_argument(name: str) -> object:
     return 2  # sizes, counts, kernel sizes
 
 
+@pytest.fixture(autouse=True)
+def global_settings_restored():
+    """``mt.set_printoptions`` takes any value as torch's does (a tensor for ``precision`` breaks
+    every later repr), and ``mt.set_default_dtype`` is global: both are undone after each sweep."""
+    options, dtype = torch._tensor_str.get_printoptions(), torch.get_default_dtype()
+    yield
+    torch.set_printoptions(**options)
+    torch.set_default_dtype(dtype)
+
+
 @pytest.mark.parametrize("name", list(ENTRY_POINTS))
 def test_bad_values_in_any_argument_raise_no_internal_error(name):
     fn, theirs = ENTRY_POINTS[name], torch_equivalent(name)
     internal = []
-    for argument, bad_name, args, kwargs in calls(name, fn):
-        error = raised(fn, args, kwargs)
-        if error is None:
-            continue
-        suspicious = isinstance(error, INTERNAL) or (
-            isinstance(error, TypeError) and PYTHON_INTERNALS.search(str(error))
-        )
-        if isinstance(error, IndexError) and not re.search(r"out of range|out of bounds|index", str(error)):
-            suspicious = True
-        if not suspicious or TORCHS_WORDING.search(str(error)):
-            continue
-        if callable(theirs):
-            torch_error = raised(theirs, [to_torch(a) for a in args], {k: to_torch(v) for k, v in kwargs.items()})
-            if type(torch_error) is type(error) and str(torch_error) == str(error):
-                continue  # torch's own error, word for word
-        internal.append(f"{argument}={bad_name}: {type(error).__name__}: {error}")
+    with address_space_limit():
+        for argument, bad_name, args, kwargs in calls(name, fn):
+            error = raised(fn, args, kwargs)
+            if error is None:
+                continue
+            if out_of_memory(error):
+                internal.append(f"{argument}={bad_name}: allocates past {MEMORY_HEADROOM >> 30} GiB: {error!r}")
+                continue
+            suspicious = isinstance(error, INTERNAL) or (
+                isinstance(error, TypeError) and PYTHON_INTERNALS.search(str(error))
+            )
+            if isinstance(error, IndexError) and not re.search(r"out of range|out of bounds|index", str(error)):
+                suspicious = True
+            if not suspicious or TORCHS_WORDING.search(str(error)):
+                continue
+            if callable(theirs):
+                torch_args = [to_torch(a) for a in args]
+                torch_error = raised(theirs, torch_args, {k: to_torch(v) for k, v in kwargs.items()})
+                if type(torch_error) is type(error) and str(torch_error) == str(error):
+                    continue  # torch's own error, word for word
+            internal.append(f"{argument}={bad_name}: {type(error).__name__}: {error}")
     assert not internal, f"{name}: internal errors:\n" + "\n".join(internal)

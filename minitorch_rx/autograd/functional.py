@@ -33,6 +33,11 @@ def _as_tuple(value, arg_name: str, fn_name: str) -> tuple[bool, tuple]:
     return is_tuple, values
 
 
+def _check_func(func: object, fn_name: str) -> None:
+    if not callable(func):
+        raise TypeError(f"The func given to {fn_name} must be callable, but got {type(func).__name__}")
+
+
 def _prepare(inputs: tuple, create_graph: bool) -> tuple:
     """Inputs the function can be differentiated at: connected to their history only when the
     result must be differentiable again (``create_graph``), fresh leaves otherwise."""
@@ -94,6 +99,7 @@ def _call(func: Callable, inputs: tuple, fn_name: str) -> tuple[bool, tuple]:
 
 def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """``(func(inputs), v^T J)``: the vector-Jacobian product, as ``torch.autograd.functional.vjp``."""
+    _check_func(func, "vjp")
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
     inputs = _prepare(inputs, create_graph)
     outputs_tuple, outputs = _call(func, inputs, "vjp")
@@ -108,6 +114,7 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
 def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """``(func(inputs), J v)``: the Jacobian-vector product by the double-vjp trick, as
     ``torch.autograd.functional.jvp``."""
+    _check_func(func, "jvp")
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
     inputs = _prepare(inputs, create_graph)
     vs = _check_v(v, inputs, "jvp", "input to the")
@@ -137,6 +144,7 @@ def jacobian(
         raise NotImplementedError(
             "jacobian(strategy='forward-mode') needs vectorize=True and vmap, which minitorch_rx has not."
         )
+    _check_func(func, "jacobian")
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     inputs = _prepare(inputs, create_graph)
     outputs_tuple, outputs = _call(func, inputs, "jacobian")
@@ -183,6 +191,7 @@ def hessian(
     outer_jacobian_strategy: str = "reverse-mode",
 ):
     """The Hessian of the scalar function ``func`` at ``inputs``, as ``torch.autograd.functional.hessian``."""
+    _check_func(func, "hessian")
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
 
     def gradient(*xs):
@@ -211,6 +220,7 @@ def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
 
 
 def _hessian_product(name: str, func: Callable, inputs, v, create_graph: bool, strict: bool):
+    _check_func(func, name)
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
     inputs = _prepare(inputs, create_graph)
     _, outputs = _call(func, inputs, name)

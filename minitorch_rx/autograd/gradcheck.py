@@ -15,6 +15,8 @@ class GradcheckError(RuntimeError):
 
 
 def _outputs(fn: Callable, inputs: Sequence) -> list[Tensor]:
+    if not callable(fn):
+        raise TypeError(f"gradcheck's fn must be callable, not {type(fn).__name__}")
     out = fn(*inputs)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     return [o for o in outs if isinstance(o, Tensor) and o._data.is_floating_point()]
@@ -119,6 +121,8 @@ def gradgradcheck(
     """
     from .engine import grad as engine_grad
 
+    if not isinstance(inputs, (Tensor, list, tuple)):
+        raise TypeError(f"gradgradcheck inputs must be an mt.Tensor or a sequence, not {type(inputs).__name__}")
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     outputs = _outputs(fn, inputs)
     if grad_outputs is None:

@@ -12,6 +12,7 @@ import torch
 
 from .. import init as init_
 from ..autograd.tensor import Tensor
+from ..ops.constants import check_number
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
@@ -173,6 +174,8 @@ class Hardtanh(Module):
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
+        check_number(min_val, type(self).__name__, "min_val")
+        check_number(max_val, type(self).__name__, "max_val")
         if min_val > max_val:
             raise ValueError("min_val cannot be greater than max_val")
         self.min_val = min_val

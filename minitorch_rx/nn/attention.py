@@ -9,6 +9,7 @@ import torch
 from .. import init
 from ..autograd.tensor import Tensor
 from ..ops import attention as attention_ops
+from ..ops.constants import check_number
 from ..ops.rnn_cells import unbind
 from ..ops.shape import cat
 from . import functional as F
@@ -74,6 +75,9 @@ class MultiheadAttention(Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
+        check_number(embed_dim, "MultiheadAttention", "embed_dim", integer=True)
+        check_number(num_heads, "MultiheadAttention", "num_heads", integer=True)
+        check_number(dropout, "MultiheadAttention", "dropout")
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(
                 "embed_dim and num_heads must be greater than 0, "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..autograd.tensor import Tensor
+from ..ops.constants import check_number
 from ..ops.loss_pointwise import legacy_reduction
 from . import functional as F
 from .module import Module
@@ -299,6 +300,7 @@ class TripletMarginLoss(_MarginLoss):
         reduction: str = "mean",
     ) -> None:
         super().__init__(margin, size_average, reduce, reduction)
+        check_number(margin, "TripletMarginLoss", "margin")
         if margin <= 0:
             raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
         self.p = p

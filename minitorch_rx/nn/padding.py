@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..autograd.tensor import Tensor
+from ..ops.dims import int_tuple
 from . import functional as F
 from .module import Module
 
@@ -19,7 +20,10 @@ class _PadNd(Module):
 
     def __init__(self, padding: int | Sequence[int]) -> None:
         super().__init__()
-        self.padding = (padding,) * (2 * self._n) if isinstance(padding, int) else tuple(padding)
+        if isinstance(padding, int):
+            self.padding = (padding,) * (2 * self._n)
+        else:
+            self.padding = int_tuple(padding, type(self).__name__, "padding", 1)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.pad(input, self.padding, self._mode)

@@ -23,6 +23,8 @@ from .module import Module
 from .parameter import Parameter
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+#: The largest size torch can hold (int64).
+_MAX_SIZE = 2**63 - 1
 _CELLS = {"RNN_TANH": rnn_cells.RNNTanhCell, "RNN_RELU": rnn_cells.RNNReLUCell, "GRU": rnn_cells.GRUCell}
 
 
@@ -64,6 +66,9 @@ class RNNBase(Module):
             raise ValueError(f"hidden_size must be greater than zero, got {hidden_size}")
         if not isinstance(num_layers, int) or num_layers <= 0:
             raise ValueError(f"num_layers must be greater than zero, got {num_layers}")
+        if num_layers > _MAX_SIZE:
+            # torch would loop building 10**20 layers until memory runs out; a size past int64 is refused up front
+            raise ValueError(f"num_layers must fit in int64, got {num_layers}")
         if proj_size < 0:
             raise ValueError(f"proj_size should be a positive integer or zero to disable projections, got {proj_size}")
         if proj_size >= hidden_size:

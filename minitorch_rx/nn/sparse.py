@@ -6,6 +6,7 @@ import torch
 
 from .. import init
 from ..autograd.tensor import Tensor
+from ..ops.constants import check_number, tensor_arg
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
@@ -41,10 +42,11 @@ class Embedding(Module):
         if sparse:
             raise NotImplementedError("Embedding: sparse=True (sparse gradients) is not supported; use sparse=False")
         if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
+            check_number(padding_idx, "Embedding", "padding_idx", integer=True)
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                # PyTorch's assert, raised so that ``python -O`` keeps it
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            if padding_idx < 0:
                 padding_idx = num_embeddings + padding_idx
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -59,6 +61,7 @@ class Embedding(Module):
             )
             self.reset_parameters()
         else:
+            _weight = tensor_arg(_weight, "Embedding", "_weight", 10)
             shape = tuple(_weight.shape)
             if shape != (num_embeddings, embedding_dim):
                 raise ValueError(

@@ -195,7 +195,12 @@ class TransformerDecoderLayer(Module):
         return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
-def _clones(module: Module, n: int) -> ModuleList:
+def _clones(module: Module, n: int, owner: str) -> ModuleList:
+    if not isinstance(n, int):
+        raise TypeError(f"{owner}(): argument 'num_layers' must be int, not {type(n).__name__}")
+    if not 0 <= n <= 2**63 - 1:
+        # copying a layer 10**20 times would run until memory is gone: refused up front
+        raise ValueError(f"{owner}(): num_layers must be a non-negative int64, got {n}")
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
@@ -223,7 +228,7 @@ class TransformerEncoder(Module):
         super().__init__()
         if not isinstance(encoder_layer, Module):
             raise TypeError(f"encoder_layer must be a Module, got {type(encoder_layer).__name__}")
-        self.layers = _clones(encoder_layer, num_layers)
+        self.layers = _clones(encoder_layer, num_layers, "TransformerEncoder")
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
@@ -257,7 +262,7 @@ class TransformerDecoder(Module):
         super().__init__()
         if not isinstance(decoder_layer, Module):
             raise TypeError(f"decoder_layer must be a Module, got {type(decoder_layer).__name__}")
-        self.layers = _clones(decoder_layer, num_layers)
+        self.layers = _clones(decoder_layer, num_layers, "TransformerDecoder")
         self.num_layers = num_layers
         self.norm = norm
 

@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
+from .constants import tensor_arg
 from .dims import normalize_dim
 from .inplace import overwrite
 
@@ -296,6 +296,8 @@ def _softmax_input(name: str, input: Tensor, dim: int | None, stacklevel: int, d
     """``(input cast to dtype, dim normalized)`` for the softmax family."""
     input = tensor_arg(input, name)
     if dim is None:
+        if isinstance(stacklevel, bool) or not isinstance(stacklevel, int):
+            raise TypeError(f"{name}(): argument '_stacklevel' must be int, not {type(stacklevel).__name__}")
         dim = _implicit_dim(name, input._data.dim(), stacklevel + 1)
     if dtype is not None:
         input = input.to(dtype)
@@ -333,9 +335,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     return Softmax.apply(-input, dim)
 
 
-def _check(function: str, input: object) -> None:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor(function, input)
+def _check(function: str, input: object) -> Tensor:
+    return tensor_arg(input, function)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -345,7 +346,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> round(selu(mt.tensor([1.0])).item(), 4)
     1.0507
     """
-    _check("selu", input)
+    input = _check("selu", input)
     return overwrite(input, selu) if inplace else SELU.apply(input)
 
 
@@ -356,7 +357,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     >>> celu(mt.tensor([2.0])).item()
     2.0
     """
-    _check("celu", input)
+    input = _check("celu", input)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return overwrite(input, celu, alpha) if inplace else CELU.apply(input, alpha)
@@ -369,7 +370,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> round(mish(mt.tensor([1.0])).item(), 4)
     0.8651
     """
-    _check("mish", input)
+    input = _check("mish", input)
     return overwrite(input, mish) if inplace else Mish.apply(input)
 
 
@@ -380,7 +381,7 @@ def logsigmoid(input: Tensor) -> Tensor:
     >>> logsigmoid(mt.tensor([-1000.0])).item()
     -1000.0
     """
-    _check("logsigmoid", input)
+    input = _check("logsigmoid", input)
     return LogSigmoid.apply(input)
 
 
@@ -391,7 +392,7 @@ def softsign(input: Tensor) -> Tensor:
     >>> softsign(mt.tensor([1.0, -3.0])).tolist()
     [0.5, -0.75]
     """
-    _check("softsign", input)
+    input = _check("softsign", input)
     return Softsign.apply(input)
 
 
@@ -402,7 +403,7 @@ def tanhshrink(input: Tensor) -> Tensor:
     >>> tanhshrink(mt.tensor([0.0])).item()
     0.0
     """
-    _check("tanhshrink", input)
+    input = _check("tanhshrink", input)
     return input - Tanh.apply(input)
 
 
@@ -413,7 +414,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     >>> glu(mt.tensor([2.0, 0.0])).item()
     1.0
     """
-    _check("glu", input)
+    input = _check("glu", input)
     dims = input._data.dim()
     if dims == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
@@ -437,7 +438,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
     >>> sample.sum(1).tolist()
     [1.0, 1.0]
     """
-    _check("gumbel_softmax", logits)
+    logits = _check("gumbel_softmax", logits)
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -torch.empty_like(logits._data, memory_format=torch.legacy_contiguous_format).exponential_().log()

@@ -7,7 +7,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 
 
 def _data(value):
@@ -116,46 +116,37 @@ def invert(self: Tensor) -> Tensor:
 
 
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("all", input)
+    input = tensor_arg(input, "all")
     data = _data(input)
     return Tensor._make(data.all() if dim is None else data.all(dim, keepdim), None)
 
 
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("any", input)
+    input = tensor_arg(input, "any")
     data = _data(input)
     return Tensor._make(data.any() if dim is None else data.any(dim, keepdim), None)
 
 
 def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("isclose", input)
-    if not isinstance(other, TENSOR_TYPES):
-        raise not_a_tensor("isclose", other, "other", 2)
+    input = tensor_arg(input, "isclose")
+    other = tensor_arg(other, "isclose", "other", 2)
     return Tensor._make(torch.isclose(_data(input), _data(other), rtol, atol, equal_nan), None)
 
 
 def allclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """Whether every element of ``input`` is close to ``other``'s (a Python bool, as PyTorch's)."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("allclose", input)
-    if not isinstance(other, TENSOR_TYPES):
-        raise not_a_tensor("allclose", other, "other", 2)
+    input = tensor_arg(input, "allclose")
+    other = tensor_arg(other, "allclose", "other", 2)
     return torch.allclose(_data(input), _data(other), rtol, atol, equal_nan)
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """Whether the two have the same shape and elements (a Python bool, as PyTorch's)."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("equal", input)
-    if not isinstance(other, TENSOR_TYPES):
-        raise not_a_tensor("equal", other, "other", 2)
+    input = tensor_arg(input, "equal")
+    other = tensor_arg(other, "equal", "other", 2)
     return torch.equal(_data(input), _data(other))
 
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("count_nonzero", input)
+    input = tensor_arg(input, "count_nonzero")
     return Tensor._make(torch.count_nonzero(_data(input), dim), None)

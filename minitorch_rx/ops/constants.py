@@ -84,13 +84,3 @@ def not_a_tensor(function: str, value: object, argument: str = "input", position
 def dtype_name(dtype: torch.dtype) -> str:
     """``torch.float32`` as PyTorch's messages name it: ``Float``."""
     return torch.empty((), dtype=dtype).type().split(".")[-1].replace("Tensor", "")
-
-
-def tensor_input(function: str, value: object, argument: str = "input", position: int = 1) -> Tensor:
-    """``value`` as an mt.Tensor (a torch tensor is wrapped, outside any graph), or PyTorch's
-    error for a non-tensor argument."""
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, torch.Tensor):
-        return Tensor._make(value, None)
-    raise not_a_tensor(function, value, argument, position)

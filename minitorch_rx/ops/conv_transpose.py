@@ -18,7 +18,7 @@ import torch
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from . import im2col as columns
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
 from .conv import ConvNd, IntOrTuple, Unfold, _expand_param, _fmt
 
 _DIM_NAMES = ("depth", "height", "width")
@@ -146,9 +146,8 @@ def _conv_transpose(
     groups: int,
     dilation: IntOrTuple,
 ) -> Tensor:
-    for position, (argument, value) in enumerate((("input", input), ("weight", weight)), start=1):
-        if not isinstance(value, TENSOR_TYPES):
-            raise not_a_tensor(name, value, argument, position)
+    input, weight = tensor_arg(input, name), tensor_arg(weight, name, "weight", 2)
+    bias = tensor_arg(bias, name, "bias", 3, optional=True)
     x, w = input._data, weight._data
     _check(name, nd, x, w, None if bias is None else bias._data, groups)
     stride = _expand_param(stride, nd, "stride")

@@ -20,7 +20,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
 from .loss import MEAN, NONE, SUM, _reduction
 
 NEG_INF = float("-inf")
@@ -191,10 +191,8 @@ def ctc_loss(
     >>> round(ctc_loss(lp, mt.tensor([[1]]), [2], [1], reduction="sum").item(), 4)
     0.2877
     """
-    if not isinstance(log_probs, TENSOR_TYPES):
-        raise not_a_tensor("ctc_loss", log_probs, "log_probs", 1)
-    if not isinstance(targets, TENSOR_TYPES):
-        raise not_a_tensor("ctc_loss", targets, "targets", 2)
+    log_probs = tensor_arg(log_probs, "ctc_loss", "log_probs", 1)
+    targets = tensor_arg(targets, "ctc_loss", "targets", 2)
     if isinstance(log_probs, torch.Tensor):
         log_probs = Tensor._make(log_probs, None)
     reduction_enum = _reduction(reduction)

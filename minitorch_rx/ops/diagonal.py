@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import tensor_input
+from .constants import tensor_arg
 from .index import _in_place
 from .reduce import sum as _sum
 from .shape import _viewing
@@ -80,25 +80,25 @@ class Triu(Function):
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The view of ``input``'s diagonal in the plane of ``dim1`` and ``dim2`` (above it for a
     positive ``offset``), as a new last dim."""
-    input = tensor_input("diagonal", input)
+    input = tensor_arg(input, "diagonal")
     return _viewing(Diagonal.apply(input, offset, dim1, dim2), input)
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D ``input`` as the ``diagonal``-th diagonal of a square matrix; a 2-D one's diagonal, copied."""
-    input = tensor_input("diag", input)
+    input = tensor_arg(input, "diag")
     return Diag.apply(input, diagonal)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices in the plane of ``dim1`` and ``dim2`` whose diagonal is ``input``'s last dim."""
-    input = tensor_input("diag_embed", input)
+    input = tensor_arg(input, "diag_embed")
     return DiagEmbed.apply(input, offset, dim1, dim2)
 
 
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal."""
-    input = tensor_input("trace", input)
+    input = tensor_arg(input, "trace")
     if input._data.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.dim()}")
     return _sum(diagonal(input))
@@ -106,21 +106,21 @@ def trace(input: Tensor) -> Tensor:
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """``input`` with the elements above the ``diagonal``-th diagonal zeroed (the last two dims)."""
-    input = tensor_input("tril", input)
+    input = tensor_arg(input, "tril")
     return Tril.apply(input, diagonal)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """``input`` with the elements below the ``diagonal``-th diagonal zeroed (the last two dims)."""
-    input = tensor_input("triu", input)
+    input = tensor_arg(input, "triu")
     return Triu.apply(input, diagonal)
 
 
 def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
-    input = tensor_input("tril_", input)
+    input = tensor_arg(input, "tril_")
     return _in_place(input, "tril_", tril, diagonal)
 
 
 def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
-    input = tensor_input("triu_", input)
+    input = tensor_arg(input, "triu_")
     return _in_place(input, "triu_", triu, diagonal)

@@ -10,7 +10,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
 from .dims import normalize_dim
 
 
@@ -47,15 +47,11 @@ class VectorNorm(Function):
 
 def vector_norm(input: Tensor, p: float = 2.0, dim: int = -1, keepdim: bool = False) -> Tensor:
     """The ``p``-norm of ``input`` along one ``dim``; differentiable (0 gradient at a zero vector)."""
+    if not isinstance(p, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(p).__name__}")
     if p <= 0:
         raise ValueError(f"vector_norm: p must be positive here, got {p}")
     return VectorNorm.apply(input, float(p), normalize_dim(dim, input._data.dim()), keepdim)
-
-
-def _check(function: str, *inputs: object) -> None:
-    for position, value in enumerate(inputs, start=1):
-        if not isinstance(value, TENSOR_TYPES):
-            raise not_a_tensor(function, value, "input" if position == 1 else f"x{position}", position)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
@@ -65,7 +61,9 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
     >>> normalize(mt.tensor([[3.0, 4.0]], dtype=mt.float64)).tolist()
     [[0.6, 0.8]]
     """
-    _check("normalize", input)
+    input = tensor_arg(input, "normalize")
+    if p is None:
+        p = 2.0  # PyTorch's norm(p=None): the 2-norm
     return input / vector_norm(input, p, dim, keepdim=True).clamp(min=eps)
 
 
@@ -76,10 +74,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     >>> round(pairwise_distance(mt.tensor([[0.0, 0.0]]), mt.tensor([[3.0, 4.0]]), eps=0.0).item(), 4)
     5.0
     """
-    if not isinstance(x1, TENSOR_TYPES):
-        raise not_a_tensor("pairwise_distance", x1, "x1", 1)
-    if not isinstance(x2, TENSOR_TYPES):
-        raise not_a_tensor("pairwise_distance", x2, "x2", 2)
+    x1, x2 = tensor_arg(x1, "pairwise_distance", "x1", 1), tensor_arg(x2, "pairwise_distance", "x2", 2)
     difference = x1 - x2 + eps
     dims = difference._data.dim()
     if dims == 0:
@@ -97,10 +92,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     >>> cosine_similarity(mt.tensor([[1.0, 0.0]]), mt.tensor([[2.0, 0.0]])).tolist()
     [1.0]
     """
-    if not isinstance(x1, TENSOR_TYPES):
-        raise not_a_tensor("cosine_similarity", x1, "x1", 1)
-    if not isinstance(x2, TENSOR_TYPES):
-        raise not_a_tensor("cosine_similarity", x2, "x2", 2)
+    x1, x2 = tensor_arg(x1, "cosine_similarity", "x1", 1), tensor_arg(x2, "cosine_similarity", "x2", 2)
     shape = _broadcast_shape(x1._data.shape, x2._data.shape)
     x1, x2 = x1.expand(shape), x2.expand(shape)
     dim = normalize_dim(dim, len(shape))

@@ -13,7 +13,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
+from .constants import tensor_arg
 from .inplace import overwrite
 
 
@@ -57,11 +57,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 _SELU_ALPHA = 1.7580993408473766  # -selu(-inf): where alpha dropout sends dropped units
 
 
-def _check_p(input: object, function: str, p: float) -> None:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor(function, input)
+def _check_p(input: object, function: str, p: float) -> Tensor:
+    """``input`` as an mt.Tensor, once it and ``p`` are checked."""
+    input = tensor_arg(input, function)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return input
 
 
 def _noisy(input: Tensor, p: float, feature: bool, alpha: bool) -> Tensor:
@@ -99,7 +100,7 @@ def _channelwise(
     input: Tensor, p: float, training: bool, inplace: bool, name: str, spatial: int, warn_rank: bool
 ) -> Tensor:
     """dropout1d/2d/3d: whole channels zeroed; an unbatched input gets a batch dim around the draw."""
-    _check_p(input, name, p)
+    input = _check_p(input, name, p)
     dims = input._data.dim()
     batched_rank = spatial + 2
     if not warn_rank and dims not in (batched_rank - 1, batched_rank):
@@ -169,11 +170,11 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
     >>> alpha_dropout(mt.ones(3)).tolist()
     [1.0, 1.0, 1.0]
     """
-    _check_p(input, "alpha_dropout", p)
+    input = _check_p(input, "alpha_dropout", p)
     return _dropout_variant(input, p, training, inplace, False, True)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Alpha dropout of whole channels (dim 1) of an input of 2 or more dims."""
-    _check_p(input, "feature_alpha_dropout", p)
+    input = _check_p(input, "feature_alpha_dropout", p)
     return _dropout_variant(input, p, training, inplace, True, True)

@@ -11,7 +11,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
 
 
 class Embedding(Function):
@@ -133,10 +133,8 @@ def embedding(
     >>> embedding(mt.tensor([[0, 2]]), mt.eye(3)).tolist()
     [[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]]
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("embedding", input)
-    if not isinstance(weight, TENSOR_TYPES):
-        raise not_a_tensor("embedding", weight, "weight", 2)
+    input = tensor_arg(input, "embedding")
+    weight = tensor_arg(weight, "embedding", "weight", 2)
     if sparse:
         raise NotImplementedError("embedding: sparse=True (sparse gradients) is not supported; use sparse=False")
     indices = input._data if isinstance(input, Tensor) else input
@@ -165,8 +163,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     >>> one_hot(mt.tensor([0, 2]), 3).tolist()
     [[1, 0, 0], [0, 0, 1]]
     """
-    if not isinstance(tensor, TENSOR_TYPES):
-        raise not_a_tensor("one_hot", tensor, "self")
+    tensor = tensor_arg(tensor, "one_hot", "self")
     ids = tensor._data if isinstance(tensor, Tensor) else tensor
     if ids.dtype != torch.int64:
         raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor, got {ids.type()}")

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 import torch
 
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, operand
+from .constants import TENSOR_TYPES, not_a_tensor, operand, tensor_arg
+from .dims import int_tuple
 from .upsample import IndexSelect, cubic_weights
 
 
@@ -211,13 +212,12 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
     ValueError/NotImplementedError in PyTorch's words for a non-float ``theta``, mismatched shapes,
     or a size of another rank.
     """
-    if not isinstance(theta, TENSOR_TYPES):
-        raise not_a_tensor("affine_grid", theta, "theta")
+    theta = tensor_arg(theta, "affine_grid", "theta")
     theta = operand(theta, None)
     align_corners = _align_corners(align_corners)
     if not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = tuple(size)
+    size = int_tuple(size, "affine_grid", "size", 2)
     if len(size) not in (4, 5):
         raise NotImplementedError(
             "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. "

@@ -13,7 +13,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_input
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .inplace import _recording, rebase
 
 
@@ -52,7 +52,7 @@ def _check(name: str, input, index=None) -> Tensor:
     """``input`` as an mt.Tensor, once it and ``index`` are checked to be tensors."""
     if index is not None and not isinstance(index, TENSOR_TYPES):
         raise not_a_tensor(name, index, "index", 3)
-    return tensor_input(name, input)
+    return tensor_arg(input, name)
 
 
 def _in_place(target: Tensor, torch_method: str, out_of_place, *args) -> Tensor:
@@ -427,22 +427,19 @@ class MaskedSelect(Function):
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` (a number or a 0-dim tensor) where the boolean ``mask`` is set."""
     input = _check("masked_fill", input)
-    if not isinstance(mask, TENSOR_TYPES):
-        raise not_a_tensor("masked_fill", mask, "mask", 2)
+    mask = tensor_arg(mask, "masked_fill", "mask", 2)
     return MaskedFill.apply(input, _raw(mask), value)
 
 
 def masked_fill_(input: Tensor, mask: Tensor, value) -> Tensor:
     input = _check("masked_fill_", input)
-    if not isinstance(mask, TENSOR_TYPES):
-        raise not_a_tensor("masked_fill_", mask, "mask", 2)
+    mask = tensor_arg(mask, "masked_fill_", "mask", 2)
     return _in_place(input, "masked_fill_", masked_fill, mask, value)
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     input = _check("masked_scatter", input)
-    if not isinstance(mask, TENSOR_TYPES):
-        raise not_a_tensor("masked_scatter", mask, "mask", 2)
+    mask = tensor_arg(mask, "masked_scatter", "mask", 2)
     return MaskedScatter.apply(input, _raw(mask), source)
 
 
@@ -454,8 +451,7 @@ def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements of ``input`` where ``mask`` is set, as a 1-D tensor (the two broadcast)."""
     input = _check("masked_select", input)
-    if not isinstance(mask, TENSOR_TYPES):
-        raise not_a_tensor("masked_select", mask, "mask", 2)
+    mask = tensor_arg(mask, "masked_select", "mask", 2)
     return MaskedSelect.apply(input, _raw(mask))
 
 
@@ -478,8 +474,7 @@ class Take(Function):
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input`` read as 1-D at ``index``; the result has ``index``'s shape."""
     input = _check("take", input)
-    if not isinstance(index, TENSOR_TYPES):
-        raise not_a_tensor("take", index, "index", 2)
+    index = tensor_arg(index, "take", "index", 2)
     return Take.apply(input, _raw(index))
 
 
@@ -489,8 +484,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     from .shape import expand, reshape
 
     input = _check("take_along_dim", input)
-    if not isinstance(indices, TENSOR_TYPES):
-        raise not_a_tensor("take_along_dim", indices, "indices", 2)
+    indices = tensor_arg(indices, "take_along_dim", "indices", 2)
     index = _raw(indices)
     if index.dtype != torch.long:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {_type_name(index)}")

@@ -192,19 +192,15 @@ _LETTERS = [chr(c) for c in range(ord("A"), ord("Z") + 1)] + [chr(c) for c in ra
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The matrix product of two 2-D tensors (no broadcasting; see ``matmul``)."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("mm", input)
-    if not isinstance(mat2, TENSOR_TYPES):
-        raise not_a_tensor("mm", mat2, "mat2", 2)
+    input = tensor_arg(input, "mm")
+    mat2 = tensor_arg(mat2, "mm", "mat2", 2)
     return Mm.apply(input, mat2)
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix products of two 3-D tensors with the same batch size (no broadcasting)."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("bmm", input)
-    if not isinstance(mat2, TENSOR_TYPES):
-        raise not_a_tensor("bmm", mat2, "mat2", 2)
+    input = tensor_arg(input, "bmm")
+    mat2 = tensor_arg(mat2, "bmm", "mat2", 2)
     a, b = input.shape, mat2.shape
     if len(a) != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -263,15 +259,13 @@ _FALSE = torch.tensor(False)
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcast to the product's shape."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("addmm", input)
+    input = tensor_arg(input, "addmm")
     return _scaled_sum(input, mm(mat1, mat2), beta, alpha)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * bmm(batch1, batch2)``, ``input`` broadcast to the product's shape."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("baddbmm", input)
+    input = tensor_arg(input, "baddbmm")
     return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
 
 
@@ -316,8 +310,7 @@ class VectorNorm(Function):
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
     """The ``ord``-norm of ``x`` as a vector over ``dim`` (all dims by default): ``ord`` any real
     number or ``inf``/``-inf``; PyTorch's gradients, zero where the norm is 0."""
-    if not isinstance(x, TENSOR_TYPES):
-        raise not_a_tensor("linalg_vector_norm", x, "self")
+    x = tensor_arg(x, "linalg_vector_norm", "self")
     if isinstance(ord, str) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
     return VectorNorm.apply(x, ord, normalize_dims(dim, x.dim()), keepdim, dtype)
@@ -327,8 +320,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     """The ``ord``-norm of the matrices over ``dim``: ``'fro'``, ``1``, ``-1``, ``inf`` or ``-inf``
     (composed from abs, sum and amax/amin). ``'nuc'``, ``2`` and ``-2`` need singular values, which
     this package does not differentiate yet: they raise."""
-    if not isinstance(A, TENSOR_TYPES):
-        raise not_a_tensor("linalg_matrix_norm", A, "self")
+    A = tensor_arg(A, "linalg_matrix_norm", "self")
     if A.dim() < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got {A.dim()}")
     dims = normalize_dims(dim, A.dim())
@@ -351,8 +343,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Tensor:
     """As ``torch.norm``: ``p='fro'`` (the 2-norm over ``dim``, all dims by default), a number, or
     ``inf``; ``'nuc'`` over 2 dims is a matrix norm (see ``matrix_norm``)."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("norm", input)
+    input = tensor_arg(input, "norm")
     if isinstance(dim, int):
         dim = (dim,)
     if p == "nuc":

@@ -14,7 +14,7 @@ from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .autocast import state as autocast_state
 from .autocast import to_autocast_dtype
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
+from .constants import tensor_arg
 from .shape import squeeze, unsqueeze
 
 
@@ -101,9 +101,11 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     >>> bilinear(mt.ones(2, 3), mt.ones(2, 4), mt.ones(5, 3, 4)).shape
     torch.Size([2, 5])
     """
-    for position, (name, value) in enumerate((("input1", input1), ("input2", input2), ("weight", weight)), 1):
-        if not isinstance(value, TENSOR_TYPES):
-            raise not_a_tensor("bilinear", value, name, position)
+    input1, input2, weight = (
+        tensor_arg(value, "bilinear", name, position)
+        for position, (name, value) in enumerate((("input1", input1), ("input2", input2), ("weight", weight)), 1)
+    )
+    bias = tensor_arg(bias, "bilinear", "bias", 4, optional=True)
     dims1, dims2 = input1._data.dim(), input2._data.dim()
     if dims1 != dims2:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {dims1} and {dims2}")

@@ -7,11 +7,11 @@ from __future__ import annotations
 import torch
 
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
 from .distance import pairwise_distance
 from .elementwise import minimum
 from .loss import _check_tensors, _reduction
-from .loss_pointwise import as_tensors, legacy_reduction, reduce_loss
+from .loss_pointwise import _check_float, legacy_reduction, reduce_loss
 
 __all__ = [
     "cosine_embedding_loss",
@@ -22,10 +22,11 @@ __all__ = [
 ]
 
 
-def _check_three(function: str, names: tuple[str, str, str], *values: object) -> None:
-    for position, (name, value) in enumerate(zip(names, values, strict=True), start=1):
-        if not isinstance(value, TENSOR_TYPES):
-            raise not_a_tensor(function, value, name, position)
+def _check_three(function: str, names: tuple[str, str, str], *values: object) -> tuple[Tensor, ...]:
+    return tuple(
+        tensor_arg(value, function, name, position)
+        for position, (name, value) in enumerate(zip(names, values, strict=True), start=1)
+    )
 
 
 def margin_ranking_loss(
@@ -44,8 +45,7 @@ def margin_ranking_loss(
     >>> margin_ranking_loss(mt.tensor([1.0]), mt.tensor([2.0]), mt.tensor([1.0])).item()
     1.0
     """
-    _check_three("margin_ranking_loss", ("input1", "input2", "target"), input1, input2, target)
-    input1, input2, target = as_tensors(input1, input2, target)
+    input1, input2, target = _check_three("margin_ranking_loss", ("input1", "input2", "target"), input1, input2, target)
     reduction_enum = _reduction(legacy_reduction(size_average, reduce, reduction))
     if input1._data.dim() != input2._data.dim() or input1._data.dim() != target._data.dim():
         raise RuntimeError(
@@ -70,8 +70,7 @@ def hinge_embedding_loss(
     >>> hinge_embedding_loss(mt.tensor([0.3, 0.3]), mt.tensor([1.0, -1.0]), reduction="sum").item()
     1.0
     """
-    _check_tensors("hinge_embedding_loss", input, target)
-    input, target = as_tensors(input, target)
+    input, target = _check_tensors("hinge_embedding_loss", input, target)
     reduction_enum = _reduction(legacy_reduction(size_average, reduce, reduction))
     output_margin = (margin - input).clamp(min=0).where(target != 1, 0.0)
     output_self = input.where(target != -1, 0.0)
@@ -95,8 +94,7 @@ def multi_margin_loss(
     >>> multi_margin_loss(mt.tensor([[0.5, 0.0]]), mt.tensor([0])).item()
     0.25
     """
-    _check_tensors("multi_margin_loss", input, target)
-    input, target = as_tensors(input, target)
+    input, target = _check_tensors("multi_margin_loss", input, target)
     reduction_enum = _reduction(legacy_reduction(size_average, reduce, reduction))
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -147,8 +145,9 @@ def cosine_embedding_loss(
     >>> cosine_embedding_loss(mt.tensor([[1.0, 0.0]]), mt.tensor([[0.0, 1.0]]), mt.tensor([1.0])).item()
     1.0
     """
-    _check_three("cosine_embedding_loss", ("input1", "input2", "target"), input1, input2, target)
-    input1, input2, target = as_tensors(input1, input2, target)
+    input1, input2, target = _check_three(
+        "cosine_embedding_loss", ("input1", "input2", "target"), input1, input2, target
+    )
     reduction_enum = _reduction(legacy_reduction(size_average, reduce, reduction))
     target_dims = target._data.dim()
     if target_dims > 1:
@@ -191,9 +190,11 @@ def triplet_margin_loss(
     >>> triplet_margin_loss(a, pos, neg, eps=0.0).item()
     0.0
     """
-    _check_three("triplet_margin_loss", ("anchor", "positive", "negative"), anchor, positive, negative)
-    anchor, positive, negative = as_tensors(anchor, positive, negative)
+    anchor, positive, negative = _check_three(
+        "triplet_margin_loss", ("anchor", "positive", "negative"), anchor, positive, negative
+    )
     reduction_enum = _reduction(legacy_reduction(size_average, reduce, reduction))
+    _check_float("triplet_margin_loss", margin, "margin", 4)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     dims = (anchor._data.dim(), positive._data.dim(), negative._data.dim())

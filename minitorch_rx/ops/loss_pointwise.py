@@ -18,7 +18,7 @@ from torch.nn import _reduction as torch_reduction
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .activation import logsigmoid
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .loss import MEAN, SUM, _check_tensors, _not_differentiable, _reduction
 
 __all__ = [
@@ -48,9 +48,12 @@ def legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: 
     return torch_reduction.legacy_get_string(size_average, reduce)
 
 
-def as_tensors(*values: object) -> tuple:
-    """mt.Tensors for the tensor arguments (torch tensors are wrapped as constants), others as given."""
-    return tuple(Tensor._make(v, None) if isinstance(v, torch.Tensor) else v for v in values)
+def _check_float(function: str, value: object, argument: str, position: int) -> None:
+    """PyTorch's TypeError for a non-number where a float is expected."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(
+            f"{function}(): argument '{argument}' (position {position}) must be float, not {type(value).__name__}"
+        )
 
 
 def _size_warning(input: Tensor, target: Tensor) -> None:
@@ -100,7 +103,7 @@ def binary_cross_entropy(
     >>> round(binary_cross_entropy(mt.tensor([0.5]), mt.tensor([1.0])).item(), 4)
     0.6931
     """
-    _check_tensors("binary_cross_entropy", input, target)
+    input, target = _check_tensors("binary_cross_entropy", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     reduction_enum = _reduction(reduction)
     if target._data.shape != input._data.shape:
@@ -108,9 +111,10 @@ def binary_cross_entropy(
             f"Using a target size ({target._data.shape}) that is different to the input size "
             f"({input._data.shape}) is deprecated. Please ensure they have the same size."
         )
+    weight = tensor_arg(weight, "binary_cross_entropy", "weight", 3, optional=True)
     _not_differentiable(weight, "binary_cross_entropy", "weight")
     if weight is not None:
-        weight = weight._data if isinstance(weight, Tensor) else weight
+        weight = weight._data
         weight = weight.expand(torch.broadcast_shapes(target._data.shape, weight.shape))
     return BinaryCrossEntropy.apply(input, target, weight, reduction_enum)
 
@@ -131,10 +135,10 @@ def smooth_l1_loss(
     >>> smooth_l1_loss(mt.tensor([0.5, 3.0]), mt.tensor([0.0, 0.0]), reduction="sum").item()
     2.625
     """
-    _check_tensors("smooth_l1_loss", input, target)
+    input, target = _check_tensors("smooth_l1_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
-    input, target = as_tensors(input, target)
     reduction_enum = _reduction(reduction)
+    _check_float("smooth_l1_loss", beta, "beta", 4)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _size_warning(input, target)
@@ -156,9 +160,10 @@ def huber_loss(
     >>> huber_loss(mt.tensor([0.5, 3.0]), mt.tensor([0.0, 0.0]), reduction="sum", delta=2.0).item()
     4.125
     """
-    _check_tensors("huber_loss", input, target)
-    input, target = as_tensors(input, target)
+    input, target = _check_tensors("huber_loss", input, target)
     reduction_enum = _reduction(reduction)
+    _check_float("huber_loss", delta, "delta", 4)
+    weight = tensor_arg(weight, "huber_loss", "weight", 5, optional=True)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _size_warning(input, target)
@@ -189,9 +194,8 @@ def kl_div(
     >>> kl_div(mt.tensor([[0.0, 0.0]]).log_softmax(1), mt.tensor([[0.5, 0.5]]), reduction="batchmean").item()
     0.0
     """
-    _check_tensors("kl_div", input, target)
+    input, target = _check_tensors("kl_div", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
-    input, target = as_tensors(input, target)
     if reduction == "mean":
         warnings.warn(
             "reduction: 'mean' divides the total loss by both the batch size and the support size."
@@ -230,9 +234,8 @@ def poisson_nll_loss(
     >>> poisson_nll_loss(mt.tensor([0.0]), mt.tensor([1.0])).item()
     1.0
     """
-    _check_tensors("poisson_nll_loss", input, target)
+    input, target = _check_tensors("poisson_nll_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
-    input, target = as_tensors(input, target)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
     if log_input:
@@ -264,17 +267,17 @@ def gaussian_nll_loss(
     >>> gaussian_nll_loss(mt.tensor([1.0]), mt.tensor([1.0]), mt.tensor([1.0])).item()
     0.0
     """
-    _check_tensors("gaussian_nll_loss", input, target)
-    input, target = as_tensors(input, target)
+    input, target = _check_tensors("gaussian_nll_loss", input, target)
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = Tensor._make(torch.full_like(input._data, var), None)
     elif not isinstance(var, TENSOR_TYPES):
         raise not_a_tensor("gaussian_nll_loss", var, "var", 3)
-    elif bool((as_tensors(var)[0]._data < 0).any()):
-        raise ValueError("var has negative entry/entries")
-    (var,) = as_tensors(var)
+    else:
+        var = tensor_arg(var, "gaussian_nll_loss", "var", 3)
+        if bool((var._data < 0).any()):
+            raise ValueError("var has negative entry/entries")
     input_shape, var_shape = input._data.shape, var._data.shape
     if var_shape != input_shape:
         if input_shape[:-1] == var_shape:
@@ -308,9 +311,8 @@ def soft_margin_loss(
     >>> round(soft_margin_loss(mt.tensor([0.0]), mt.tensor([1.0])).item(), 4)
     0.6931
     """
-    _check_tensors("soft_margin_loss", input, target)
+    input, target = _check_tensors("soft_margin_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
-    input, target = as_tensors(input, target)
     _not_differentiable(target, "soft_margin_loss", "target")
     reduction_enum = _reduction(reduction)
     return reduce_loss(-logsigmoid(target * input), reduction_enum)
@@ -331,9 +333,8 @@ def multilabel_soft_margin_loss(
     >>> round(multilabel_soft_margin_loss(mt.tensor([[0.0, 0.0]]), mt.tensor([[1.0, 0.0]])).item(), 4)
     0.6931
     """
-    _check_tensors("multilabel_soft_margin_loss", input, target)
+    input, target = _check_tensors("multilabel_soft_margin_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
-    input, target = as_tensors(input, target)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))

@@ -14,7 +14,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, operand
+from .constants import TENSOR_TYPES, not_a_tensor, operand, tensor_arg
 from .elementwise import binary, clamp
 from .elementwise import pow as _pow
 
@@ -461,8 +461,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
 
 
 def square(input: Tensor) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("square", input)
+    input = tensor_arg(input, "square")
     return _pow(input, 2)
 
 
@@ -490,31 +489,26 @@ arcsin, arccos, arctan, arcsinh, arccosh, arctanh, fix = asin, acos, atan, asinh
 
 def floor_divide(input, other) -> Tensor:
     """As ``torch.floor_divide``; not differentiable (PyTorch has no derivative for it)."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("floor_divide", input)
+    input = tensor_arg(input, "floor_divide")
     other = other._data if isinstance(other, Tensor) else other
     return Tensor._make(torch.floor_divide(input._data if isinstance(input, Tensor) else input, other), None)
 
 
 def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     """``input + weight * (end - input)``; ``weight`` a tensor or a number."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("lerp", input)
-    if not isinstance(end, TENSOR_TYPES):
-        raise not_a_tensor("lerp", end, "end", 2)
+    input = tensor_arg(input, "lerp")
+    end = tensor_arg(end, "lerp", "end", 2)
     like = input._data if isinstance(input, Tensor) else input
     return Lerp.apply(input, end, operand(weight, like))
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("clamp_min", input)
+    input = tensor_arg(input, "clamp_min")
     return clamp(input, min=min)
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("clamp_max", input)
+    input = tensor_arg(input, "clamp_max")
     return clamp(input, max=max)
 
 

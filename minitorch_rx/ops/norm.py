@@ -17,7 +17,7 @@ import torch
 from ..autograd.engine import recorded_vjp
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, operand, tensor_arg
+from .constants import operand, tensor_arg
 from .dims import int_tuple
 from .pad import pad
 from .pool import avg_pool2d, avg_pool3d
@@ -280,8 +280,7 @@ def group_norm(
     >>> [round(v, 4) for v in group_norm(mt.tensor([[1.0, 3.0, 0.0, 4.0]]), 2).tolist()[0]]
     [-1.0, 1.0, -1.0, 1.0]
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("group_norm", input)
+    input = tensor_arg(input, "group_norm")
     input = operand(input, None)
     shape = input.shape
     if len(shape) < 2:
@@ -320,8 +319,7 @@ def instance_norm(
     using input statistics, RuntimeError for buffers or parameters of another size (PyTorch's words,
     which count N * C elements).
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("instance_norm", input)
+    input = tensor_arg(input, "instance_norm")
     input = operand(input, None)
     shape = input.shape
     if use_input_stats and math.prod(shape[2:]) == 1:
@@ -349,8 +347,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     """``input / (k + alpha * mean of squares over size neighbouring channels) ** beta`` for
     ``input`` (N, C, *), as PyTorch's (the window is centred, zero beyond the channels). Composed
     of recorded ops. Raises ValueError for fewer than 3 dims."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("local_response_norm", input)
+    input = tensor_arg(input, "local_response_norm")
     input = operand(input, None)
     dim = input.dim()
     if dim < 3:

@@ -16,13 +16,12 @@ import torch.nn.functional as torch_functional
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .activation import leaky_relu
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
 from .inplace import overwrite
 
 
-def _check(function: str, input: object) -> None:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor(function, input)
+def _check(function: str, input: object) -> Tensor:
+    return tensor_arg(input, function)
 
 
 def _check_number(function: str, value: object, argument: str, position: int) -> None:
@@ -148,7 +147,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     >>> hardtanh(mt.tensor([-2.0, 0.5, 3.0])).tolist()
     [-1.0, 0.5, 1.0]
     """
-    _check("hardtanh", input)
+    input = _check("hardtanh", input)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if inplace:
@@ -163,7 +162,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     >>> relu6(mt.tensor([-1.0, 3.0, 7.0])).tolist()
     [0.0, 3.0, 6.0]
     """
-    _check("relu6", input)
+    input = _check("relu6", input)
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
@@ -174,7 +173,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     >>> hardsigmoid(mt.tensor([-4.0, 0.0, 4.0])).tolist()
     [0.0, 0.5, 1.0]
     """
-    _check("hardsigmoid", input)
+    input = _check("hardsigmoid", input)
     return overwrite(input, hardsigmoid) if inplace else Hardsigmoid.apply(input)
 
 
@@ -185,7 +184,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> hardswish(mt.tensor([-4.0, 0.0, 4.0])).tolist()
     [-0.0, 0.0, 4.0]
     """
-    _check("hardswish", input)
+    input = _check("hardswish", input)
     return overwrite(input, hardswish) if inplace else Hardswish.apply(input)
 
 
@@ -196,7 +195,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     >>> threshold(mt.tensor([0.5, 2.0]), 1.0, -1.0).tolist()
     [-1.0, 2.0]
     """
-    _check("threshold", input)
+    input = _check("threshold", input)
     _check_number("threshold", threshold, "threshold", 2)
     _check_number("threshold", value, "value", 3)
     if inplace:
@@ -222,7 +221,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     >>> softshrink(mt.tensor([-1.0, 0.2, 1.0])).tolist()
     [-0.5, 0.0, 0.5]
     """
-    _check("softshrink", input)
+    input = _check("softshrink", input)
+    _check_number("softshrink", lambd, "lambd", 2)
     _check_lambd(lambd, input)
     return Shrink.apply(input, lambd, True)
 
@@ -234,7 +234,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     >>> hardshrink(mt.tensor([-1.0, 0.2, 1.0])).tolist()
     [-1.0, 0.0, 1.0]
     """
-    _check("hardshrink", input)
+    input = _check("hardshrink", input)
     return Shrink.apply(input, lambd, False)
 
 
@@ -246,11 +246,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     >>> prelu(mt.tensor([[-2.0, 1.0]]), mt.tensor([0.25])).tolist()
     [[-0.5, 1.0]]
     """
-    _check("prelu", input)
-    if not isinstance(weight, TENSOR_TYPES):
-        raise not_a_tensor("prelu", weight, "weight", 2)
-    if isinstance(weight, torch.Tensor):
-        weight = Tensor._make(weight, None)
+    input = _check("prelu", input)
+    weight = tensor_arg(weight, "prelu", "weight", 2)
     dims = input._data.dim()
     count = weight._data.numel()
     if dims == 0:
@@ -281,7 +278,9 @@ def rrelu(
     >>> rrelu(mt.tensor([-3.0, 1.0]), 0.25, 0.75).tolist()
     [-1.5, 1.0]
     """
-    _check("rrelu", input)
+    input = _check("rrelu", input)
+    _check_number("rrelu", lower, "lower", 2)
+    _check_number("rrelu", upper, "upper", 3)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if inplace:

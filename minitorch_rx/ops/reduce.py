@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.function import Function, LinearMap
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, tensor_arg
+from .constants import dtype_name, tensor_arg
 from .dims import normalize_dim, normalize_dims
 from .elementwise import maximum, minimum
 from .shape import _IndexGather, _IndexScatter
@@ -383,8 +383,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
     """The product of all elements, or along ``dim``; differentiable with zeros in the input."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("prod", input)
+    input = tensor_arg(input, "prod")
     if dim is not None:
         dim = normalize_dim(dim, input._data.dim())
     return Prod.apply(input, dim, keepdim, dtype)
@@ -392,8 +391,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype:
 
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False):
     """The lower median of all elements; with ``dim``, ``(values, indices)`` along it."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("median", input)
+    input = tensor_arg(input, "median")
     if dim is None:
         return MedianAll.apply(input)
     values, indices = SelectedAlongDim.apply(input, torch.median, normalize_dim(dim, input._data.dim()), keepdim)
@@ -402,7 +400,6 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False):
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     """The most frequent value along ``dim`` (the smallest of ties) and an index of it."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("mode", input)
+    input = tensor_arg(input, "mode")
     values, indices = SelectedAlongDim.apply(input, torch.mode, normalize_dim(dim, input._data.dim()), keepdim)
     return ValuesIndices(values, indices)

@@ -6,7 +6,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor
+from .constants import tensor_arg
 from .dims import normalize_dim
 
 
@@ -85,8 +85,7 @@ def _cumprod_backward_recorded(grad, x, dim: int):
 
 
 def _scan(cls: type[Function], name: str, input: Tensor, dim: int, dtype) -> Tensor:
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor(name, input)
+    input = tensor_arg(input, name)
     return cls.apply(input, normalize_dim(dim, input._data.dim()), dtype)
 
 

@@ -6,8 +6,8 @@ import torch
 
 from ..autograd.function import Function, LinearMap, call
 from ..autograd.tensor import Tensor, detach_torch
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg, tensor_input
-from .dims import normalize_dim
+from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
+from .dims import int_tuple, normalize_dim
 from .inplace import _recording, register_view, split_index
 
 
@@ -275,7 +275,7 @@ def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """``input`` itself, transposed in place (its sizes and strides; the memory is untouched). As in
     PyTorch, its version goes up, so a saved copy of it is caught at backward, and its history
     becomes a transpose of the old one."""
-    input = tensor_input("transpose_", input)
+    input = tensor_arg(input, "transpose_")
     ndim = input._data.dim()
     dim0, dim1 = normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)
     if _recording(input, ()):
@@ -286,7 +286,7 @@ def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def t_(input: Tensor) -> Tensor:
-    input = tensor_input("t_", input)
+    input = tensor_arg(input, "t_")
     if input._data.dim() > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {input._data.dim()}D")
     return input if input._data.dim() < 2 else transpose_(input, 0, 1)
@@ -392,22 +392,22 @@ def _target(data: torch.Tensor, args: tuple, kwargs: dict) -> tuple[torch.dtype,
 
 # ------------------------------------------------------------------ compositions of the above
 def view_as(input: Tensor, other: Tensor) -> Tensor:
-    return view(tensor_input("view_as", input), tensor_input("view_as", other, "other").shape)
+    return view(tensor_arg(input, "view_as"), tensor_arg(other, "view_as", "other").shape)
 
 
 def reshape_as(input: Tensor, other: Tensor) -> Tensor:
-    return reshape(tensor_input("reshape_as", input), tensor_input("reshape_as", other, "other").shape)
+    return reshape(tensor_arg(input, "reshape_as"), tensor_arg(other, "reshape_as", "other").shape)
 
 
 def type_as(input: Tensor, other: Tensor) -> Tensor:
     """``input`` cast to ``other``'s dtype (and moved to its device, as PyTorch's ``type_as``)."""
-    other = tensor_input("type_as", other, "other")
-    return to(tensor_input("type_as", input), device=other.device, dtype=other.dtype)
+    other = tensor_arg(other, "type_as", "other")
+    return to(tensor_arg(input, "type_as"), device=other.device, dtype=other.dtype)
 
 
 def movedim(input: Tensor, source: int | tuple | list, destination: int | tuple | list) -> Tensor:
     """``input`` with its dims ``source`` moved to the places ``destination`` (a view)."""
-    input = tensor_input("movedim", input)
+    input = tensor_arg(input, "movedim")
     input._data.movedim(source, destination)  # torch checks the dims and words the errors
     ndim = input._data.dim()
     sources = [normalize_dim(d, ndim) for d in ((source,) if isinstance(source, int) else source)]
@@ -423,13 +423,15 @@ swapaxes = swapdims = transpose
 
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """``input`` with dim ``dim`` split into ``sizes`` (one of them may be -1); a view."""
-    input = tensor_input("unflatten", input)
+    input = tensor_arg(input, "unflatten")
     return view(input, input._data.unflatten(dim, sizes).shape)
 
 
 def broadcast_to(input: Tensor, size) -> Tensor:
-    input = tensor_input("broadcast_to", input)
-    return expand(input, tuple(size))
+    input = tensor_arg(input, "broadcast_to")
+    if isinstance(size, int) and not isinstance(size, bool):
+        size = (size,)  # torch takes one int as a 1-D size
+    return expand(input, int_tuple(size, "broadcast_to", "size", 1))
 
 
 def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
@@ -481,8 +483,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     >>> pixel_shuffle(mt.arange(4.0).view(4, 1, 1), 2).tolist()
     [[[0.0, 1.0], [2.0, 3.0]]]
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("pixel_shuffle", input)
+    input = tensor_arg(input, "pixel_shuffle")
     shape, r = input.shape, upscale_factor
     if len(shape) < 3:
         raise RuntimeError(
@@ -505,8 +506,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """The inverse of ``pixel_shuffle``: (*, C, H * r, W * r) into (*, C * r^2, H, W). Raises
     RuntimeError in PyTorch's words for fewer than 3 dims or a height or width r does not divide."""
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("pixel_unshuffle", input)
+    input = tensor_arg(input, "pixel_unshuffle")
     shape, r = input.shape, downscale_factor
     if len(shape) < 3:
         raise RuntimeError(

@@ -11,7 +11,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_input
+from .constants import tensor_arg
 from .dims import normalize_dim
 from .index import _raw, _zeros
 from .reduce import ValuesIndices
@@ -59,26 +59,26 @@ class Kthvalue(_ValuesAndIndices):
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> ValuesIndices:
     """``(values, indices)`` of ``input`` sorted along ``dim``."""
-    input = tensor_input("sort", input)
+    input = tensor_arg(input, "sort")
     values, indices = Sort.apply(input, normalize_dim(dim, input.dim()), descending, stable)
     return ValuesIndices(values, indices)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
-    input = tensor_input("argsort", input)
+    input = tensor_arg(input, "argsort")
     return Tensor._make(torch.argsort(_raw(input), dim=dim, descending=descending, stable=stable), None)
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ValuesIndices:
     """The ``k`` largest (or smallest) entries along ``dim`` and their indices."""
-    input = tensor_input("topk", input)
+    input = tensor_arg(input, "topk")
     values, indices = Topk.apply(input, k, normalize_dim(dim, input.dim()), largest, sorted)
     return ValuesIndices(values, indices)
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
     """The ``k``-th smallest entry along ``dim`` and its index."""
-    input = tensor_input("kthvalue", input)
+    input = tensor_arg(input, "kthvalue")
     values, indices = Kthvalue.apply(input, k, normalize_dim(dim, input.dim()), keepdim)
     return ValuesIndices(values, indices)
 
@@ -98,7 +98,7 @@ def unique(
 ):
     """The distinct values of ``input`` (or slices along ``dim``), optionally with the inverse
     indices and the counts. No gradient flows through (PyTorch implements none)."""
-    input = tensor_input("unique", input)
+    input = tensor_arg(input, "unique")
     return _constants(
         torch.unique(_raw(input), sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
     )
@@ -108,7 +108,7 @@ def unique_consecutive(
     input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
 ):
     """``input`` with each run of equal consecutive values (or slices) kept once."""
-    input = tensor_input("unique_consecutive", input)
+    input = tensor_arg(input, "unique_consecutive")
     return _constants(
         torch.unique_consecutive(_raw(input), return_inverse=return_inverse, return_counts=return_counts, dim=dim)
     )
@@ -124,8 +124,7 @@ def searchsorted(
     sorter: Tensor | None = None,
 ) -> Tensor:
     """Where each value of ``input`` would go in ``sorted_sequence`` (along its last dim) to keep it sorted."""
-    if not isinstance(sorted_sequence, TENSOR_TYPES):
-        raise not_a_tensor("searchsorted", sorted_sequence, "sorted_sequence")
+    sorted_sequence = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")
     return Tensor._make(
         torch.searchsorted(
             _raw(sorted_sequence), _raw(input), out_int32=out_int32, right=right, side=side, sorter=_raw(sorter)
@@ -136,6 +135,5 @@ def searchsorted(
 
 def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """The bucket (index into the 1-D ``boundaries``) of each value of ``input``."""
-    if not isinstance(boundaries, TENSOR_TYPES):
-        raise not_a_tensor("bucketize", boundaries, "boundaries", 2)
+    boundaries = tensor_arg(boundaries, "bucketize", "boundaries", 2)
     return Tensor._make(torch.bucketize(_raw(input), _raw(boundaries), out_int32=out_int32, right=right), None)

@@ -12,7 +12,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import tensor_input
+from .constants import tensor_arg
 from .dims import normalize_dim
 from .index import _numel, _zeros
 from .shape import _viewing, cat, stack
@@ -112,7 +112,7 @@ def _pieces(input: Tensor, how: str, arg, dim: int) -> tuple[Tensor, ...]:
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
     """``tensor`` cut along ``dim`` into pieces of ``split_size_or_sections`` (an int: equal
     pieces, the last one smaller; a list: those sizes). The pieces are views."""
-    tensor = tensor_input("split", tensor)
+    tensor = tensor_arg(tensor, "split")
     if isinstance(split_size_or_sections, Tensor):
         split_size_or_sections = split_size_or_sections.tolist()
     elif isinstance(split_size_or_sections, tuple):
@@ -122,13 +122,13 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``input`` cut along ``dim`` into at most ``chunks`` pieces of equal size (the last smaller)."""
-    input = tensor_input("chunk", input)
+    input = tensor_arg(input, "chunk")
     return _pieces(input, "chunk", chunks, dim)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices of ``input`` along ``dim``, that dim removed."""
-    input = tensor_input("unbind", input)
+    input = tensor_arg(input, "unbind")
     size = input._data.shape[normalize_dim(dim, input._data.dim())] if input._data.dim() else 0
     if size <= 1:
         input._data.unbind(dim)  # torch's errors (a 0-dim input)
@@ -139,7 +139,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     """The view ``input[..., start:start + length, ...]`` along ``dim`` (``start`` may be negative
     or a 0-dim tensor)."""
-    input = tensor_input("narrow", input)
+    input = tensor_arg(input, "narrow")
     if isinstance(start, (Tensor, torch.Tensor)):
         start = int(start.item())
     return _viewing(Narrow.apply(input, dim, start, length), input)
@@ -147,7 +147,7 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The view ``input[..., index, ...]`` along ``dim``, that dim removed."""
-    input = tensor_input("select", input)
+    input = tensor_arg(input, "select")
     if isinstance(index, (Tensor, torch.Tensor)):
         index = int(index.item())
     return _viewing(Select.apply(input, dim, index), input)
@@ -156,5 +156,5 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """``Tensor.unfold``: the windows of ``size`` along ``dimension``, ``step`` apart, as a new
     last dim (a view; windows may overlap)."""
-    input = tensor_input("unfold", input)
+    input = tensor_arg(input, "unfold")
     return _viewing(Unfold.apply(input, dimension, size, step), input)

@@ -9,7 +9,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import tensor_input
+from .constants import tensor_arg
+from .dims import int_tuple
 from .index import _zeros
 from .shape import _shape_arg, _tensor_list, atleast_1d, atleast_2d, atleast_3d, cat, reshape
 
@@ -92,13 +93,13 @@ def _sizes(sizes: tuple) -> tuple:
 
 def repeat(input: Tensor, *sizes) -> Tensor:
     """``Tensor.repeat``: ``input`` tiled ``sizes[i]`` times along each dim (extra sizes add leading dims)."""
-    input = tensor_input("repeat", input)
+    input = tensor_arg(input, "repeat")
     return Repeat.apply(input, _sizes(sizes))
 
 
 def tile(input: Tensor, dims) -> Tensor:
     """``repeat``, with ``dims`` shorter than the rank filled with leading 1s (numpy's tile)."""
-    input = tensor_input("tile", input)
+    input = tensor_arg(input, "tile")
     dims = tuple(dims) if isinstance(dims, (tuple, list, torch.Size)) else (dims,)
     return Repeat.apply(input, (1,) * (input._data.dim() - len(dims)) + dims)
 
@@ -107,7 +108,7 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
     """Each element (or slice along ``dim``) repeated ``repeats`` times (an int, or a tensor of
     counts, one per slice); without ``dim``, of ``input`` flattened. ``repeat_interleave(counts)``
     alone gives ``arange`` repeated by ``counts``."""
-    input = tensor_input("repeat_interleave", input)
+    input = tensor_arg(input, "repeat_interleave")
     if repeats is None:
         return Tensor._make(torch.repeat_interleave(input._data, output_size=output_size), None)
     if isinstance(repeats, Tensor):
@@ -119,19 +120,19 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
 
 def flip(input: Tensor, *dims) -> Tensor:
     """``input`` with the order of its elements reversed along ``dims``."""
-    input = tensor_input("flip", input)
+    input = tensor_arg(input, "flip")
     return Flip.apply(input, _sizes(dims))
 
 
 def fliplr(input: Tensor) -> Tensor:
-    input = tensor_input("fliplr", input)
+    input = tensor_arg(input, "fliplr")
     if input._data.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return Flip.apply(input, (1,))
 
 
 def flipud(input: Tensor) -> Tensor:
-    input = tensor_input("flipud", input)
+    input = tensor_arg(input, "flipud")
     if input._data.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return Flip.apply(input, (0,))
@@ -139,7 +140,7 @@ def flipud(input: Tensor) -> Tensor:
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """``input`` rolled by ``shifts`` along ``dims`` (without dims: flattened, then restored)."""
-    input = tensor_input("roll", input)
+    input = tensor_arg(input, "roll")
     shifts = tuple(shifts) if isinstance(shifts, (list, torch.Size)) else shifts
     dims = tuple(dims) if isinstance(dims, (list, torch.Size)) else dims
     return Roll.apply(input, shifts, () if dims is None else dims)
@@ -147,8 +148,8 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
 
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """``input`` rotated by 90 degrees ``k`` times in the plane of ``dims``, from the first towards the second."""
-    input = tensor_input("rot90", input)
-    return Rot90.apply(input, k, tuple(dims))
+    input = tensor_arg(input, "rot90")
+    return Rot90.apply(input, k, int_tuple(dims, "rot90", "dims", 2))
 
 
 def _stack_list(tensors, name: str) -> list:

@@ -18,7 +18,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, operand
+from .constants import operand, tensor_arg
 from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 
@@ -196,8 +196,7 @@ def interpolate(
     >>> interpolate(mt.tensor([[[1.0, 2.0]]]), scale_factor=2, mode="linear").tolist()
     [[[1.0, 1.25, 1.75, 2.0]]]
     """
-    if not isinstance(input, TENSOR_TYPES):
-        raise not_a_tensor("interpolate", input)
+    input = tensor_arg(input, "interpolate")
     x = operand(input, None)
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
@@ -208,7 +207,7 @@ def interpolate(
     elif align_corners is None:
         align_corners = False
     rank = x.dim() - 2
-    if mode in _MODE_RANK and rank in (1, 2, 3) and _MODE_RANK[mode] != rank:
+    if isinstance(mode, str) and mode in _MODE_RANK and rank in (1, 2, 3) and _MODE_RANK[mode] != rank:
         raise NotImplementedError(f"Got {x.dim()}D input, but {mode} mode needs {_MODE_RANK[mode] + 2}D input")
     if rank not in (1, 2, 3) or mode not in (*_MODE_RANK, "nearest", "nearest-exact", "area"):
         raise NotImplementedError(

@@ -6,9 +6,11 @@ from typing import Any
 
 import torch
 
+from ..ops.constants import check_number
 from .adam import _step_tensor
+from .optimizer import check_lr
 
-__all__ = ["check_adam_arguments", "scalar_tensor", "steps_as_tensors"]
+__all__ = ["check_adam_arguments", "check_numbers", "scalar_tensor", "steps_as_tensors"]
 
 
 def scalar_tensor(value: float) -> torch.Tensor:
@@ -26,10 +28,22 @@ def steps_as_tensors(state: dict[Any, dict[str, Any]], names: tuple[str, ...] = 
                 entry[name] = scalar_tensor(float(value))
 
 
-def check_adam_arguments(lr: float, eps: float, betas: tuple[float, float], weight_decay: float) -> None:
+def check_numbers(owner: str, lr: object, **values: object) -> None:
+    """The types of an optimizer's hyper-parameters, before torch's range checks compare them: ``lr``
+    a number or a one-element tensor, the others numbers (``RMSprop(): argument 'alpha' must be
+    float, not NoneType``); then torch's check of ``lr`` (``Invalid learning rate: -0.1``)."""
+    check_lr(lr)
+    for name, value in values.items():
+        check_number(value, owner, name)
+
+
+def check_adam_arguments(owner: str, lr: float, eps: float, betas: tuple[float, float], weight_decay: float) -> None:
     """torch's checks (and wording) of the arguments every Adam variant takes."""
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
+    check_numbers(owner, lr, eps=eps, weight_decay=weight_decay)
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        raise TypeError(f"{owner}(): argument 'betas' must be a pair of floats, not {betas!r}")
+    for i, beta in enumerate(betas):
+        check_number(beta, owner, f"betas[{i}]")
     if not 0.0 <= eps:
         raise ValueError(f"Invalid epsilon value: {eps}")
     if not 0.0 <= betas[0] < 1.0:

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from ..autograd.tensor import Tensor
-from ._state import scalar_tensor, steps_as_tensors
+from ._state import check_numbers, scalar_tensor, steps_as_tensors
 from .optimizer import Optimizer, ParamsT, params_with_grad
 
 
@@ -38,8 +38,7 @@ class Adadelta(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_numbers("Adadelta", lr, rho=rho, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         if not 0.0 <= eps:

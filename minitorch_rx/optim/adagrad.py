@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from ._state import scalar_tensor, steps_as_tensors
+from ._state import check_numbers, scalar_tensor, steps_as_tensors
 from .optimizer import Optimizer, ParamsT, params_with_grad
 
 
@@ -39,8 +39,14 @@ class Adagrad(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_numbers(
+            "Adagrad",
+            lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
         if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
         if not 0.0 <= weight_decay:

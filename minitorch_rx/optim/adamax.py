@@ -37,7 +37,7 @@ class Adamax(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        check_adam_arguments(lr, eps, betas, weight_decay)
+        check_adam_arguments("Adamax", lr, eps, betas, weight_decay)
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "maximize": maximize}
         super().__init__(params, defaults)
 

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, ParamsT
+from .optimizer import Optimizer, ParamsT, check_lr
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -140,8 +140,7 @@ class LBFGS(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if line_search_fn not in (None, "strong_wolfe"):
             raise RuntimeError("only 'strong_wolfe' is supported")
         if max_eval is None:

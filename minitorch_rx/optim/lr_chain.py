@@ -11,6 +11,11 @@ from .lr_scheduler import LRScheduler, ReduceLROnPlateau, _group_values
 from .optimizer import Optimizer
 
 
+def _check_sequence(owner: str, schedulers: object) -> None:
+    if not isinstance(schedulers, (list, tuple)):
+        raise TypeError(f"{owner} expects a list of schedulers, but got {type(schedulers).__name__}")
+
+
 def _check_schedulers(owner: str, optimizer: Optimizer, schedulers: Sequence[LRScheduler]) -> None:
     for index, scheduler in enumerate(schedulers):
         if not hasattr(scheduler, "optimizer"):
@@ -68,6 +73,7 @@ class SequentialLR(_Composite, LRScheduler):
         self, optimizer: Optimizer, schedulers: list[LRScheduler], milestones: list[int], last_epoch: int = -1
     ) -> None:
         owner = type(self).__name__
+        _check_sequence(owner, schedulers)
         if len(schedulers) < 1:
             raise ValueError(f"{owner} expects at least one scheduler, but got no scheduler.")
         _check_schedulers(owner, optimizer, schedulers)
@@ -132,9 +138,10 @@ class ChainedScheduler(_Composite, LRScheduler):
 
     def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None) -> None:
         owner = type(self).__name__
+        _check_sequence(owner, schedulers)
         if len(schedulers) < 1:
             raise ValueError(f"{owner} expects at least one scheduler to be chained, but got no scheduler.")
-        optimizer = optimizer or schedulers[0].optimizer
+        optimizer = optimizer or getattr(schedulers[0], "optimizer", None)
         _check_schedulers(owner, optimizer, schedulers)
         self._schedulers = list(schedulers)
         self.optimizer = optimizer

@@ -53,6 +53,8 @@ class CyclicLR(LRScheduler):
         step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
         self.total_size = step_size_up + step_size_down
         self.step_ratio = step_size_up / self.total_size
+        if scale_fn is not None and not callable(scale_fn):
+            raise TypeError(f"scale_fn must be a function of the cycle position, not {type(scale_fn).__name__}")
         if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
             raise ValueError("mode is invalid and scale_fn is None")
         self.mode = mode
@@ -156,9 +158,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0, last_epoch: int = -1
     ) -> None:
-        if T_0 <= 0 or not isinstance(T_0, int):
+        if not isinstance(T_0, int) or T_0 <= 0:
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
-        if T_mult < 1 or not isinstance(T_mult, int):
+        if not isinstance(T_mult, int) or T_mult < 1:
             raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
         if not isinstance(eta_min, (float, int)):
             raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")

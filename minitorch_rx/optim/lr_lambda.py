@@ -7,6 +7,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ..ops.constants import check_number
 from .lr_scheduler import LRScheduler, _check_optimizer, _group_values
 from .optimizer import Optimizer
 
@@ -14,9 +15,12 @@ from .optimizer import Optimizer
 def _lambdas(optimizer: Optimizer, lr_lambda: Callable | list[Callable]) -> list[Callable[[int], float]]:
     _check_optimizer(optimizer)
     if not isinstance(lr_lambda, (list, tuple)):
-        return [lr_lambda] * len(optimizer.param_groups)
-    if len(lr_lambda) != len(optimizer.param_groups):
+        lr_lambda = [lr_lambda] * len(optimizer.param_groups)
+    elif len(lr_lambda) != len(optimizer.param_groups):
         raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+    for fn in lr_lambda:
+        if not callable(fn):
+            raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
     return list(lr_lambda)
 
 
@@ -86,9 +90,6 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
         last_epoch: int = -1,
     ) -> None:
         self.lr_lambdas = _lambdas(optimizer, lr_lambda)
-        for fn in self.lr_lambdas:
-            if not callable(fn):
-                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -114,6 +115,7 @@ class ConstantLR(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1
     ) -> None:
+        check_number(factor, "ConstantLR", "factor")
         if factor > 1.0 or factor < 0:
             raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self.factor = factor

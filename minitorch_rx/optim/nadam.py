@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from ..autograd.tensor import Tensor
+from ..ops.constants import check_number
 from ._state import check_adam_arguments, scalar_tensor, steps_as_tensors
 from .optimizer import Optimizer, ParamsT, params_with_grad
 
@@ -46,7 +47,8 @@ class NAdam(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        check_adam_arguments(lr, eps, betas, weight_decay)
+        check_adam_arguments("NAdam", lr, eps, betas, weight_decay)
+        check_number(momentum_decay, "NAdam", "momentum_decay")
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = {

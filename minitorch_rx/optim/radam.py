@@ -41,7 +41,7 @@ class RAdam(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        check_adam_arguments(lr, eps, betas, weight_decay)
+        check_adam_arguments("RAdam", lr, eps, betas, weight_decay)
         defaults = {
             "lr": lr,
             "betas": tuple(betas),

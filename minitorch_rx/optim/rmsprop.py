@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from ..autograd.tensor import Tensor
-from ._state import scalar_tensor, steps_as_tensors
+from ._state import check_numbers, scalar_tensor, steps_as_tensors
 from .optimizer import Optimizer, ParamsT, params_with_grad
 
 
@@ -46,8 +46,7 @@ class RMSprop(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_numbers("RMSprop", lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:

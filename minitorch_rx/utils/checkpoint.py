@@ -70,6 +70,12 @@ def checkpoint_sequential(
     if hasattr(functions, "children"):
         functions = list(functions.children())
     functions = list(functions)
+    for index, function in enumerate(functions):
+        if not callable(function):
+            raise TypeError(
+                f"checkpoint_sequential: functions must be a Sequential or a list of callables, "
+                f"got {type(function).__name__} at index {index}"
+            )
     if not isinstance(segments, int) or segments < 1:
         raise ValueError(f"segments must be a positive int, got {segments}")
     size = len(functions) // segments
