@@ -11,16 +11,25 @@ from .autograd.tensor import Tensor, legacy_data
 
 class _LegacyTensorType(type):
     dtype: torch.dtype
+    device_type: str
 
     def __instancecheck__(cls, obj: object) -> bool:
-        return isinstance(obj, Tensor) and obj.dtype == cls.dtype and obj.device.type == "cpu"
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype and obj.device.type == cls.device_type
 
     def __call__(cls, *args: object, device=None) -> Tensor:
+        if cls.device_type == "cuda":
+            device = device or "cuda"  # torch.cuda.FloatTensor(...): torch says so where there is no GPU
         return Tensor._make(legacy_data(args, cls.dtype, device), None)
 
 
-def _legacy(name: str, dtype: torch.dtype) -> type:
-    return _LegacyTensorType(name, (), {"dtype": dtype, "__module__": __name__, "__doc__": f"{dtype} tensors."})
+def _legacy(name: str, dtype: torch.dtype, device_type: str = "cpu") -> type:
+    namespace = {"dtype": dtype, "device_type": device_type, "__module__": __name__, "__doc__": f"{dtype} tensors."}
+    return _LegacyTensorType(name, (), namespace)
+
+
+def cuda_types() -> dict[str, type]:
+    """``mt.cuda.FloatTensor`` and the others: the same types on CUDA devices."""
+    return {name: _legacy(name, globals()[name].dtype, "cuda") for name in __all__}
 
 
 FloatTensor = _legacy("FloatTensor", torch.float32)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from . import creation, random
-from .autograd.tensor import Tensor
+from .autograd.tensor import Tensor, detach_torch
 from .ops import (
     activation,
     compare,
@@ -33,7 +33,7 @@ from .ops import (
 def _swapped(fn):
     def swapped(self: Tensor, other) -> Tensor:
         if isinstance(other, torch.Tensor):  # torch_tensor OP mt_tensor: the torch operand is a constant
-            other = Tensor._make(other, None)
+            other = Tensor._make(detach_torch(other), None)
         return fn(other, self)
 
     swapped.__name__ = f"r{fn.__name__}"
@@ -305,7 +305,17 @@ def _matrix_transposed(self: Tensor) -> Tensor:
     return shape.transpose(self, -2, -1)
 
 
+def _resize_(self: Tensor, *sizes) -> Tensor:
+    """Resize in place, keeping what fits of the data (``torch.Tensor.resize_``); refused for a tensor
+    that requires grad, as PyTorch refuses it."""
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    self._data.resize_(*sizes)
+    return self
+
+
 METHODS["sgn"] = _sgn
+METHODS["resize_"] = _resize_
 #: Elementwise math with a method and an in-place method of the same name (``log1p``, ``log1p_``).
 MATH = [
     "log1p",

@@ -1475,6 +1475,20 @@ CASES = [
         "segments must be a positive int, got 0",
     ),
     case(
+        "mt.autograd.Variable",
+        "a list",
+        lambda: mt.autograd.Variable([1.0]),
+        TypeError,
+        "Variable data has to be a tensor, but got list",
+    ),
+    case(
+        "Tensor.resize_",
+        "a tensor that requires grad",
+        lambda: leaf(3).resize_(2),
+        RuntimeError,
+        "cannot resize variables that require grad",
+    ),
+    case(
         "Tensor.register_hook",
         "a tensor that does not require grad",
         lambda: x(3).register_hook(lambda g: g),

@@ -158,3 +158,12 @@ def test_print_options_reach_our_tensors():
         assert repr(mt.tensor([1.23456])) == "tensor([1.23])"
     finally:
         mt.set_printoptions(profile="default")
+
+
+def test_old_pytorch_spellings_still_work():
+    x = mt.ones(2, 3)
+    assert mt.autograd.Variable(x) is x
+    v = mt.autograd.Variable(x, requires_grad=True)
+    assert v.requires_grad and v.is_leaf
+    assert isinstance(x, mt.FloatTensor) and not isinstance(x, mt.cuda.FloatTensor)
+    assert x.resize_(3, 2).shape == (3, 2)

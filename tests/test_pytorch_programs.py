@@ -195,3 +195,110 @@ def amp_recipe(torch, steps: int = 6) -> list[float]:
 def test_amp_recipe_matches_torch():
     ours, theirs = run_both(amp_recipe)
     assert_same_losses(ours, theirs)
+
+
+# ------------------------------------------------------ the official VAE example, on a few batches
+def vae(torch, steps: int = 6) -> list[float]:
+    nn, F, optim = torch.nn, torch.nn.functional, torch.optim
+
+    class VAE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(784, 64)
+            self.fc21 = nn.Linear(64, 8)
+            self.fc22 = nn.Linear(64, 8)
+            self.fc3 = nn.Linear(8, 64)
+            self.fc4 = nn.Linear(64, 784)
+
+        def encode(self, x):
+            h1 = F.relu(self.fc1(x))
+            return self.fc21(h1), self.fc22(h1)
+
+        def reparameterize(self, mu, logvar):
+            std = torch.exp(0.5 * logvar)
+            eps = torch.randn_like(std)
+            return mu + eps * std
+
+        def decode(self, z):
+            h3 = F.relu(self.fc3(z))
+            return torch.sigmoid(self.fc4(h3))
+
+        def forward(self, x):
+            mu, logvar = self.encode(x.view(-1, 784))
+            z = self.reparameterize(mu, logvar)
+            return self.decode(z), mu, logvar
+
+    def loss_function(recon_x, x, mu, logvar):
+        bce = F.binary_cross_entropy(recon_x, x.view(-1, 784), reduction="sum")
+        kld = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())
+        return bce + kld
+
+    torch.manual_seed(1)
+    images = MNISTSubset(train=False).data[:96].float().div(255).unsqueeze(1)
+    model = VAE()
+    optimizer = optim.Adam(model.parameters(), lr=1e-3)
+    model.train()
+    losses = []
+    for step in range(steps):
+        data = images[step * 16 : (step + 1) * 16]
+        optimizer.zero_grad()
+        recon_batch, mu, logvar = model(data)
+        loss = loss_function(recon_batch, data, mu, logvar)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item() / len(data))
+    return losses
+
+
+def test_vae_example_matches_torch():
+    ours, theirs = run_both(vae)
+    assert_same_losses(ours, theirs, rtol=1e-4)
+
+
+# --------------------------------------------------------------------- a DCGAN-style GAN, 4 steps
+def gan(torch, steps: int = 4) -> list[float]:
+    nn, optim = torch.nn, torch.optim
+    torch.manual_seed(2)
+    generator = nn.Sequential(
+        nn.ConvTranspose2d(8, 16, 4, 1, 0, bias=False),
+        nn.BatchNorm2d(16),
+        nn.ReLU(True),
+        nn.ConvTranspose2d(16, 1, 4, 2, 1, bias=False),
+        nn.Tanh(),
+    )
+    discriminator = nn.Sequential(
+        nn.Conv2d(1, 16, 4, 2, 1, bias=False),
+        nn.LeakyReLU(0.2, inplace=True),
+        nn.Conv2d(16, 1, 4, 1, 0, bias=False),
+        nn.Flatten(),
+        nn.Sigmoid(),
+    )
+    criterion = nn.BCELoss()
+    opt_d = optim.Adam(discriminator.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    opt_g = optim.Adam(generator.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    real_images = MNISTSubset(train=False).data[:32, ::2, ::2][:, :8, :8].float().div(127.5).sub(1).unsqueeze(1)
+    losses = []
+    for step in range(steps):
+        real = real_images[step * 8 : (step + 1) * 8]
+        label = torch.full((8, 1), 1.0)
+        discriminator.zero_grad()
+        err_real = criterion(discriminator(real), label)
+        err_real.backward()
+        noise = torch.randn(8, 8, 1, 1)
+        fake = generator(noise)
+        label.fill_(0.0)
+        err_fake = criterion(discriminator(fake.detach()), label)
+        err_fake.backward()
+        opt_d.step()
+        generator.zero_grad()
+        label.fill_(1.0)
+        err_g = criterion(discriminator(fake), label)
+        err_g.backward()
+        opt_g.step()
+        losses += [(err_real + err_fake).item(), err_g.item()]
+    return losses
+
+
+def test_dcgan_style_gan_matches_torch():
+    ours, theirs = run_both(gan)
+    assert_same_losses(ours, theirs, rtol=1e-4)

@@ -9,6 +9,7 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import Graph, current_graph
 from .profiler import profile
 from .tensor import Tensor
+from .variable import Variable
 
 __all__ = [
     "Function",
@@ -16,6 +17,7 @@ __all__ = [
     "Graph",
     "Node",
     "Tensor",
+    "Variable",
     "backward",
     "current_graph",
     "detect_anomaly",

@@ -27,9 +27,23 @@ from torch.cuda import (
     synchronize,
 )
 
+from ..legacy import cuda_types
 from . import amp
 
+# torch.cuda.FloatTensor and the others: isinstance checks of CUDA tensors, constructors on the GPU.
+globals().update(cuda_types())
+
 __all__ = [
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
     "amp",
     "current_device",
     "device",

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import torch
 
 from ..autograd.hooks import RemovableHandle
-from ..autograd.tensor import Tensor, complex_grad_error
+from ..autograd.tensor import Tensor, complex_grad_error, detach_torch
 from . import module_hooks
 from .parameter import Parameter
 
@@ -96,7 +96,7 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for a in args:
             if type(a) is not Tensor and isinstance(a, torch.Tensor):  # from torch (a Dataset, a transform): a constant
-                args = tuple(Tensor._make(a, None) if isinstance(a, torch.Tensor) else a for a in args)
+                args = tuple(Tensor._make(detach_torch(a), None) if isinstance(a, torch.Tensor) else a for a in args)
                 break
         hooks = self._module_hooks
         if not hooks:
