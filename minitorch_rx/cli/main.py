@@ -1,4 +1,4 @@
-"""``minitorch-rx train | eval | bench | graph``.
+"""``minitorch-rx train | eval | sample | bench | graph``.
 
 With no options, ``minitorch-rx train`` trains LeNet-5 on the MNIST subset shipped in the
 package, on the CPU, and prints the test accuracy.
@@ -15,10 +15,13 @@ from pathlib import Path
 
 import torch
 
+from . import text
 from .training import History, TrainConfig
 
 
 def _train(args: argparse.Namespace) -> int:
+    if text.is_text_run(args):  # character-level language models: their own loop in cli/text.py
+        return text.train_text(args)
     from .training import train
 
     config = TrainConfig(
@@ -184,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="data-parallel training in N local processes (--batch-size is per process); "
         "under torchrun the process count is torchrun's and this is ignored",
     )
+    text.add_train_arguments(train)
     train.set_defaults(run=_train)
 
     evaluate = commands.add_parser("eval", help="test accuracy of a checkpoint (or of the shipped pretrained weights)")
@@ -196,6 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--device", default="cpu")
     evaluate.add_argument("--quiet", action="store_true")
     evaluate.set_defaults(run=_eval)
+
+    text.add_sample_parser(commands)
 
     bench = commands.add_parser("bench", help="run the bench/ suites and print their ratios to PyTorch")
     bench.add_argument("--quick", action="store_true", help="fewer rounds and smaller sizes")

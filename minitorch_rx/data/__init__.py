@@ -3,5 +3,15 @@ that yields ``mt.Tensor`` batches on top of ``torch.utils.data.DataLoader``."""
 
 from .datasets import CIFAR10, MNIST, FashionMNIST, MNISTSubset, get_dataset, normalization
 from .loader import DataLoader
+from .text import TinyShakespeare
 
-__all__ = ["CIFAR10", "DataLoader", "FashionMNIST", "MNIST", "MNISTSubset", "get_dataset", "normalization"]
+__all__ = [
+    "CIFAR10",
+    "DataLoader",
+    "FashionMNIST",
+    "MNIST",
+    "MNISTSubset",
+    "TinyShakespeare",
+    "get_dataset",
+    "normalization",
+]

@@ -2,7 +2,7 @@
 
 >>> import minitorch_rx as mt
 >>> mt.models.list()
-['c3d_small', 'lenet5', 'm5', 'mlp', 'resnet18', 'resnet20', 'resnet34', 'vgg11_bn']
+['c3d_small', 'char_lstm', 'gpt_char', 'lenet5', 'm5', 'mlp', 'resnet18', 'resnet20', 'resnet34', 'vgg11_bn']
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from collections.abc import Callable
 from importlib import resources
 
 from ..nn import Module
+from .char_lstm import CharLSTM, char_lstm
+from .gpt import GPT, gpt_char
 from .resnet import CifarResNet, ResNet, resnet18, resnet20, resnet34
 from .small import M5, MLP, C3DSmall, LeNet5
 from .vgg import VGG, vgg11_bn
@@ -42,6 +44,8 @@ _BUILDERS: dict[str, Callable[..., Module]] = {
     "vgg11_bn": vgg11_bn,
     "m5": m5,
     "c3d_small": c3d_small,
+    "gpt_char": gpt_char,
+    "char_lstm": char_lstm,
 }
 
 #: The shape of one example each model expects (channels first), e.g. for ``minitorch-rx graph``.
@@ -89,6 +93,8 @@ def get(name: str, pretrained: bool | str = False, **kwargs) -> Module:
 
 __all__ = [
     "C3DSmall",
+    "CharLSTM",
+    "GPT",
     "CifarResNet",
     "LeNet5",
     "M5",
@@ -96,7 +102,9 @@ __all__ = [
     "ResNet",
     "VGG",
     "c3d_small",
+    "char_lstm",
     "get",
+    "gpt_char",
     "lenet5",
     "list",
     "m5",
