@@ -80,8 +80,8 @@ class TinyShakespeare(Dataset):
             return Tensor(torch.tensor([self.stoi[ch] for ch in text], dtype=torch.long))
         except KeyError as error:
             raise ValueError(
-                f"TinyShakespeare.encode: character {error.args[0]!r} is not in the corpus's {len(self.vocab)}-character "
-                "vocabulary"
+                f"TinyShakespeare.encode: character {error.args[0]!r} is not in the corpus's "
+                f"{len(self.vocab)}-character vocabulary"
             ) from None
 
     def decode(self, ids) -> str:
