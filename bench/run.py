@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import torch
 
-from . import accuracy, memory, models, ops
+from . import accuracy, memory, models, ops, sequence
 
-SUITES = ("ops", "models", "memory", "accuracy")
+SUITES = ("ops", "models", "sequence", "memory", "accuracy")
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,21 @@ def _model_rows(quick: bool) -> list[Row]:
     return rows
 
 
+#: bench/sequence.py's cases in the table, with their bars (issue 19): the gpt_char baby configuration
+#: as a causal nn.TransformerEncoder step (AdamW) and a 2-layer LSTM step (Adam), each against torch.nn.
+SEQUENCE_BARS = {"transformer": 1.15, "lstm": 1.5}
+
+
+def _sequence_rows(quick: bool) -> list[Row]:
+    rows = []
+    for name, bar in SEQUENCE_BARS.items():
+        rounds, reps, batch, steps = (3, 1, 2, 8) if quick else (9, None, None, None)
+        ((label, timing),) = sequence.run([name], rounds, reps, batch, steps)
+        ours, theirs = f"{timing.ours * 1e3:.2f} ms", f"{timing.theirs * 1e3:.2f} ms"
+        rows.append(Row(label, ours, theirs, timing.ratio, timing.cpu_ratio, bar))
+    return rows
+
+
 def _memory_rows(quick: bool) -> list[Row]:
     models_, steps = (["lenet5"], 2) if quick else (["lenet5", "resnet20"], 10)
     rows = []
@@ -112,7 +127,13 @@ def main(argv: list[str] | None = None) -> list[Row]:
     torch.set_num_threads(1)
     start = time.perf_counter()
     rows: list[Row] = []
-    suites = {"ops": _ops_rows, "models": _model_rows, "memory": _memory_rows, "accuracy": _accuracy_rows}
+    suites = {
+        "ops": _ops_rows,
+        "models": _model_rows,
+        "sequence": _sequence_rows,
+        "memory": _memory_rows,
+        "accuracy": _accuracy_rows,
+    }
     for name, suite in suites.items():
         if name not in skip:
             rows += suite(args.quick)

@@ -54,3 +54,10 @@ def test_the_table_prints_each_measure_with_its_ratio_and_bar(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert "0.50x" in lines[1] and "0.55x" in lines[1] and lines[1].endswith("yes")
     assert "-0.30pt" in lines[2] and lines[2].endswith("NO")
+
+
+def test_the_run_table_has_the_sequence_rows_with_their_bars():
+    rows = run._sequence_rows(quick=True)
+    assert [row.bar for row in rows] == [1.15, 1.5]
+    assert "transformer, batch 2 x 8 steps, AdamW" in rows[0].name and "lstm, batch 2 x 8 steps, Adam" in rows[1].name
+    assert all(row.value > 0 and row.cpu > 0 for row in rows)
