@@ -96,6 +96,33 @@ def estimate_loss(model, dataset, batch_size: int, iters: int, generator, device
     return total / iters
 
 
+def split_loss(model, dataset, batch_size: int = 64, device: str = "cpu") -> float:
+    """Mean cross-entropy per character over the whole split, cut into consecutive non-overlapping
+    blocks of ``dataset.block_size`` (each position predicted from the block's earlier characters;
+    the tail shorter than a block is left out): the figure without sampling noise."""
+    import torch
+
+    from ..autograd.grad_mode import no_grad
+    from ..autograd.tensor import Tensor
+    from ..nn import functional as F
+
+    n = (len(dataset.data) - 1) // dataset.block_size
+    starts = torch.arange(n) * dataset.block_size
+    offsets = starts[:, None] + torch.arange(dataset.block_size)
+    was_training = model.training
+    model.eval()
+    total = 0.0
+    with no_grad():
+        for first in range(0, n, batch_size):
+            rows = offsets[first : first + batch_size]
+            x, y = Tensor(dataset.data[rows].to(device)), Tensor(dataset.data[rows + 1].to(device))
+            logits = model(x)
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="sum")
+            total += loss.item()
+    model.train(was_training)
+    return total / (n * dataset.block_size)
+
+
 def _model_kwargs(name: str, vocab_size: int, block_size: int) -> dict:
     return {"vocab_size": vocab_size, "block_size": block_size} if name == "gpt_char" else {"vocab_size": vocab_size}
 
@@ -211,6 +238,8 @@ def train_text(args: argparse.Namespace) -> int:
     csv.write(f"{args.iters},,{row['train_loss']:.5f},{row['val_loss']:.5f},{time.perf_counter() - began:.1f}\n")
     csv.close()
     save(model.state_dict(), out / "weights.pt")
+    full = split_loss(model, val_set, device=args.device)
+    tqdm.write(f"validation loss over the whole val split ({len(val_set.data)} characters): {full:.4f}")
     plot_loss(out / "log.csv", out / "loss.png", title=f"{args.model} on Tiny Shakespeare")
     print(
         f"{args.model}: step {args.iters}, train loss {row['train_loss']:.4f}, val loss {row['val_loss']:.4f} "

@@ -61,7 +61,10 @@ INPUT_SHAPES = {
 }
 
 #: Weights shipped in ``minitorch_rx/models/weights``: model name -> {dataset: file}; the first is the default.
-PRETRAINED = {"lenet5": {"mnist": "lenet5_mnist.pt", "fashion_mnist": "lenet5_fashion_mnist.pt"}}
+PRETRAINED = {
+    "lenet5": {"mnist": "lenet5_mnist.pt", "fashion_mnist": "lenet5_fashion_mnist.pt"},
+    "char_lstm": {"tinyshakespeare": "char_lstm_tinyshakespeare.pt"},
+}
 
 
 def list() -> builtins.list[str]:  # noqa: A001 - the API's name
@@ -71,7 +74,8 @@ def list() -> builtins.list[str]:  # noqa: A001 - the API's name
 
 def get(name: str, pretrained: bool | str = False, **kwargs) -> Module:
     """Build zoo model ``name``. ``pretrained=True`` loads the weights shipped with the package
-    (for ``lenet5``: MNIST); a data set name picks among them (``pretrained="fashion_mnist"``)."""
+    (for ``lenet5``: MNIST; for ``gpt_char`` and ``char_lstm``: Tiny Shakespeare, the default
+    configuration); a data set name picks among them (``pretrained="fashion_mnist"``)."""
     if name not in _BUILDERS:
         raise ValueError(f"unknown model '{name}'; available: {', '.join(list())}")
     model = _BUILDERS[name](**kwargs)
