@@ -165,7 +165,7 @@ def test_pretrained_weights_reach_the_validation_loss(name, val_set):
     if name not in mt.models.PRETRAINED:
         pytest.skip(f"no weights shipped for {name}")
     model = mt.models.get(name, pretrained=True)
-    loss = estimate_loss(model, val_set, 32, 4, torch.Generator().manual_seed(0))
+    loss = estimate_loss(model, val_set, 16, 4, torch.Generator().manual_seed(0))
     assert loss <= (1.88 if name == "gpt_char" else 1.9), loss
 
 
@@ -174,7 +174,8 @@ def test_cli_trains_a_tiny_gpt_and_samples_from_its_checkpoint(tmp_path, capsys)
     assert (
         main(
             ["train", "--model", "gpt_char", "--dataset", "tinyshakespeare", "--iters", "3"]
-            + ["--eval-interval", "2", "--eval-iters", "1", "--block-size", "16", "--quiet", "--out", str(out)]
+            + ["--eval-interval", "2", "--eval-iters", "1", "--block-size", "16", "--limit", "500"]
+            + ["--quiet", "--out", str(out)]
         )
         == 0
     )

@@ -169,6 +169,12 @@ def train_text(args: argparse.Namespace) -> int:
     manual_seed(args.seed)
     train_set = TinyShakespeare(args.data_root, "train", args.block_size)
     val_set = TinyShakespeare(args.data_root, "val", args.block_size)
+    if args.limit is not None:  # --limit N: the first N characters of each split (quick smoke runs)
+        if args.limit <= args.block_size:
+            print(f"--limit ({args.limit}) must be larger than --block-size ({args.block_size})", file=sys.stderr)
+            return 2
+        for split in (train_set, val_set):
+            split.data = split.data[: args.limit]
     model = models.get(args.model, **_model_kwargs(args.model, train_set.vocab_size, args.block_size)).to(args.device)
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
