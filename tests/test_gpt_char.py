@@ -189,3 +189,14 @@ def test_cli_trains_a_tiny_gpt_and_samples_from_its_checkpoint(tmp_path, capsys)
     assert main(["train", "--model", "gpt_char", "--dataset", "tinyshakespeare", "--iters", "0"]) == 2
     assert main(["train", "--model", "lenet5", "--dataset", "tinyshakespeare"]) == 2
     assert main(["sample", "--prompt", "€", "--tokens", "3", "--checkpoint", str(out / "checkpoint.pt")]) == 2
+
+
+def test_train_uses_the_text_defaults_unless_batch_size_or_lr_are_given():
+    from minitorch_rx.cli.main import build_parser
+
+    args = build_parser().parse_args(["train", "--model", "gpt_char", "--dataset", "tinyshakespeare"])
+    assert getattr(args, "text_given", ()) == ()
+    args = build_parser().parse_args(["train", "--model", "gpt_char", "--batch-size", "64", "--lr", "0.01"])
+    assert set(args.text_given) == {"batch_size", "lr"} and args.batch_size == 64 and args.lr == 0.01
+    args = build_parser().parse_args(["train"])  # the image models keep plain defaults
+    assert type(args.batch_size) is int and type(args.lr) is float

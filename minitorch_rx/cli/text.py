@@ -22,13 +22,13 @@ from pathlib import Path
 TEXT_MODELS = {"gpt_char": (12, 1e-3, 1e-4), "char_lstm": (32, 2e-3, 2e-4)}
 
 
-class _Default(float):
-    """Marks a value as argparse's default (not given on the command line), so that the text models
-    can use their own defaults for ``--batch-size`` and ``--lr``, shared with the image models."""
+class _StoreGiven(argparse._StoreAction):
+    """``--batch-size`` / ``--lr`` of ``train``, noting on the namespace that the user gave them, so
+    that the text models use their own defaults otherwise (the image models' defaults are argparse's)."""
 
-
-class _DefaultInt(int):
-    pass
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        namespace.text_given = (*getattr(namespace, "text_given", ()), self.dest)
 
 
 def is_text_run(args: argparse.Namespace) -> bool:
@@ -38,10 +38,8 @@ def is_text_run(args: argparse.Namespace) -> bool:
 def add_train_arguments(train: argparse.ArgumentParser) -> None:
     """The options only the text models read, added to ``minitorch-rx train``."""
     for action in train._actions:  # --batch-size / --lr: remember whether the user gave them
-        if action.dest == "batch_size" and action.default is not None:
-            action.default = _DefaultInt(action.default)
-        elif action.dest == "lr" and action.default is not None:
-            action.default = _Default(action.default)
+        if action.dest in ("batch_size", "lr") and type(action) is argparse._StoreAction:
+            action.__class__ = _StoreGiven
     group = train.add_argument_group("text models (gpt_char, char_lstm on tinyshakespeare)")
     group.add_argument("--iters", type=int, default=2000, help="training steps (default 2000)")
     group.add_argument("--block-size", type=int, default=64, help="characters per training sequence")
@@ -143,9 +141,10 @@ def _check(args: argparse.Namespace) -> str | None:
 def train_text(args: argparse.Namespace) -> int:
     """``minitorch-rx train --model gpt_char|char_lstm --dataset tinyshakespeare``."""
     default_batch, default_lr, default_min_lr = TEXT_MODELS.get(args.model, (12, 1e-3, 1e-4))
-    if isinstance(args.batch_size, _DefaultInt):
+    given = getattr(args, "text_given", ())
+    if "batch_size" not in given:
         args.batch_size = default_batch
-    if isinstance(args.lr, _Default):
+    if "lr" not in given:
         args.lr = default_lr
     if args.min_lr is None:
         args.min_lr = default_min_lr if args.lr == default_lr else args.lr / 10
@@ -191,10 +190,10 @@ def train_text(args: argparse.Namespace) -> int:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         start, log = state["iter"], state.get("log", [])
-    batches = torch.Generator().manual_seed(args.seed)
-    evals = torch.Generator().manual_seed(args.seed + 1)
-    hyper = {k: v for k, v in vars(args).items() if k != "run"}
-    hyper.update(batch_size=int(args.batch_size), lr=float(args.lr))
+    # a resumed run draws other blocks than those its first part saw (seeded by the step it starts at)
+    batches = torch.Generator().manual_seed(args.seed + 1000 * start)
+    evals = torch.Generator().manual_seed(args.seed + 1000 * start + 1)
+    hyper = {k: v for k, v in vars(args).items() if k not in ("run", "text_given")}
 
     def evaluate(step: int) -> dict:
         row = {

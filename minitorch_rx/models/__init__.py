@@ -63,6 +63,7 @@ INPUT_SHAPES = {
 #: Weights shipped in ``minitorch_rx/models/weights``: model name -> {dataset: file}; the first is the default.
 PRETRAINED = {
     "lenet5": {"mnist": "lenet5_mnist.pt", "fashion_mnist": "lenet5_fashion_mnist.pt"},
+    "gpt_char": {"tinyshakespeare": "gpt_char_tinyshakespeare.pt"},
     "char_lstm": {"tinyshakespeare": "char_lstm_tinyshakespeare.pt"},
 }
 
