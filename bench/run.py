@@ -24,10 +24,10 @@ from pathlib import Path
 
 import torch
 
-from . import accuracy, conv, ddp, memory, models, ops, optim
+from . import accuracy, conv, ddp, memory, models, ops, optim, sequence
 from .common import Timing, compare, median_round
 
-SUITES = ("ops", "models", "conv", "optim", "memory", "accuracy", "ddp")
+SUITES = ("ops", "models", "sequence", "conv", "optim", "memory", "accuracy", "ddp")
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,21 @@ def _model_rows(quick: bool, data_root: Path | None) -> list[Row]:
         rounds, reps = (3, 1) if quick else ((9, None) if name == "resnet20" else (15, None))
         ((label, timing),) = models.run([name], rounds, reps, size)
         rows.append(_timing_row(label, timing, models.CASES[name].bar))
+    return rows
+
+
+#: bench/sequence.py's cases in the table, with their bars (issue 19): the gpt_char baby configuration
+#: as a causal nn.TransformerEncoder step (AdamW) and a 2-layer LSTM step (Adam), each against torch.nn.
+SEQUENCE_BARS = {"transformer": 1.15, "lstm": 1.5}
+
+
+def _sequence_rows(quick: bool, data_root: Path | None) -> list[Row]:
+    rows = []
+    for name, bar in SEQUENCE_BARS.items():
+        rounds, reps, batch, steps = (3, 1, 2, 8) if quick else (9, None, None, None)
+        ((label, timing),) = sequence.run([name], rounds, reps, batch, steps)
+        ours, theirs = f"{timing.ours * 1e3:.2f} ms", f"{timing.theirs * 1e3:.2f} ms"
+        rows.append(Row(label, ours, theirs, timing.ratio, timing.cpu_ratio, bar))
     return rows
 
 
@@ -143,6 +158,7 @@ def _ddp_rows(quick: bool, data_root: Path | None) -> list[Row]:
 SUITE_ROWS = {
     "ops": _ops_rows,
     "models": _model_rows,
+    "sequence": _sequence_rows,
     "conv": _conv_rows,
     "optim": _optim_rows,
     "memory": _memory_rows,

@@ -1,7 +1,7 @@
 """Training steps of sequence models against torch.nn: the same weights, the same batch, one thread.
 
 Each case builds a minitorch_rx model and its torch.nn twin with the same state dict, then times
-one Adam step (zero_grad, forward, MSE against a fixed target, backward, step) of both,
+one Adam (AdamW for the Transformer) step (zero_grad, forward, MSE against a fixed target, backward, step) of both,
 interleaved round by round (medians, see ``common.py``).
 
     python -m bench.sequence [--rounds 9] [--reps N] [--only lstm,transformer] [--batch B] [--steps T]
@@ -12,7 +12,7 @@ Cases:
   as ours, where ``lstm`` meets oneDNN's fused LSTM layer.
 - ``transformer``: a 4-layer ``nn.TransformerEncoder``, d_model 128, 4 heads, feed-forward 512,
   pre-norm, GELU, dropout 0, batch-first, causal (``mask`` + ``is_causal=True``), batch 12 x 64
-  positions (the baby-GPT shapes of issue 16).
+  positions, AdamW (the baby-GPT configuration of ``gpt_char``, issue 16).
 """
 
 from __future__ import annotations
@@ -63,7 +63,9 @@ def training_steps(name: str, batch: int, steps: int) -> tuple[Callable[[], obje
     x = torch.randn(shape(batch, steps))
     target = torch.randn(x.shape[:-1] + ((256,) if name.startswith("lstm") else (128,)))
     mt_x, mt_target = mt.tensor(x), mt.tensor(target)
-    mt_opt, torch_opt = optim.Adam(ours.parameters(), lr=1e-3), torch.optim.Adam(theirs.parameters(), lr=1e-3)
+    # AdamW for the Transformer (the baby GPT's optimizer, issue 19's table), Adam for the LSTM
+    mt_adam, torch_adam = (optim.AdamW, torch.optim.AdamW) if causal else (optim.Adam, torch.optim.Adam)
+    mt_opt, torch_opt = mt_adam(ours.parameters(), lr=1e-3), torch_adam(theirs.parameters(), lr=1e-3)
     if causal:
         mt_mask = nn.Transformer.generate_square_subsequent_mask(steps)
         torch_mask = torch.nn.Transformer.generate_square_subsequent_mask(steps)
@@ -109,7 +111,8 @@ def run(
         default_batch, default_steps = DEFAULT_SIZES[name]
         size = (batch or default_batch, steps or default_steps)
         ours, theirs = training_steps(name, *size)
-        rows.append((f"{name}, batch {size[0]} x {size[1]} steps, Adam", compare(ours, theirs, rounds, reps)))
+        adam = "AdamW" if CASES[name][2] else "Adam"
+        rows.append((f"{name}, batch {size[0]} x {size[1]} steps, {adam}", compare(ours, theirs, rounds, reps)))
     return rows
 
 

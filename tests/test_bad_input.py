@@ -4097,6 +4097,20 @@ CASES = [
     ),
     case(
         "models.get",
+        "gpt_char: n_embd not divisible by n_head",
+        lambda: mt.models.get("gpt_char", n_embd=10, n_head=4),
+        ValueError,
+        "GPT: n_embd (10) must be divisible by n_head (4)",
+    ),
+    case(
+        "models.get",
+        "gpt_char: a sequence longer than block_size",
+        lambda: mt.models.get("gpt_char", block_size=8, n_layer=1)(mt.zeros(1, 9, dtype=mt.long)),
+        ValueError,
+        "GPT: cannot forward a sequence of length 9: longer than block_size 8",
+    ),
+    case(
+        "models.get",
         "pretrained weights that are not shipped",
         lambda: mt.models.get("mlp", pretrained=True),
         ValueError,

@@ -72,3 +72,10 @@ def test_the_times_shown_are_those_that_gave_the_ratio():
 def test_the_conv_suite_gives_rows_in_the_table():
     rows = run._conv_rows(quick=True, data_root=None)
     assert [row.bar for row in rows] == [1.6, 2.5] and all(row.value > 0 for row in rows)
+
+
+def test_the_run_table_has_the_sequence_rows_with_their_bars():
+    rows = run._sequence_rows(quick=True, data_root=None)
+    assert [row.bar for row in rows] == [1.15, 1.5]
+    assert "transformer, batch 2 x 8 steps, AdamW" in rows[0].name and "lstm, batch 2 x 8 steps, Adam" in rows[1].name
+    assert all(row.value > 0 and row.cpu > 0 for row in rows)

@@ -50,11 +50,16 @@ DATASETS: dict[str, DatasetSpec] = {
         "image", (1, 28, 28), 10, "FashionMNIST/raw/*-ubyte.gz", about="clothes, 60,000/10,000"
     ),
     "cifar10": DatasetSpec("image", (3, 32, 32), 10, "cifar-10-batches-py/", about="photos, 50,000/10,000"),
+    "tinyshakespeare": DatasetSpec(
+        "text", (), 65, "tinyshakespeare/input.txt", shipped=True, about="Shakespeare's plays, 1.1M characters"
+    ),
 }
 
 #: The model zoo (``mt.models.list()``; a test checks that they agree) and the kind of data each takes.
 MODELS: dict[str, str] = {
     "c3d_small": "volume",
+    "char_lstm": "text",
+    "gpt_char": "text",
     "lenet5": "image",
     "m5": "audio",
     "mlp": "image",
@@ -65,7 +70,14 @@ MODELS: dict[str, str] = {
 }
 
 #: The shipped weights (``mt.models.PRETRAINED``; a test checks that they agree): model -> data sets.
-PRETRAINED: dict[str, tuple[str, ...]] = {"lenet5": ("mnist", "fashion_mnist")}
+PRETRAINED: dict[str, tuple[str, ...]] = {
+    "char_lstm": ("tinyshakespeare",),
+    "gpt_char": ("tinyshakespeare",),
+    "lenet5": ("mnist", "fashion_mnist"),
+}
+
+#: Character-level models (``cli/text.py`` trains them): batch size, learning rate, minimum learning rate.
+TEXT_MODELS = {"gpt_char": (12, 1e-3, 1e-4), "char_lstm": (32, 2e-3, 2e-4)}
 
 #: Where ``train`` puts its run folders when no --out is given (``runs/latest`` points at the newest).
 RUNS = Path("runs")
@@ -167,10 +179,15 @@ def _add_model(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument("--model", default=default, choices=list(MODELS), metavar="MODEL", help=described)
 
 
-def _add_data(parser: argparse.ArgumentParser, default: str) -> None:
+def _add_data(parser: argparse.ArgumentParser) -> None:
     described = "; ".join(f"{name} ({spec.about})" for name, spec in DATASETS.items())
     parser.add_argument(
-        "--dataset", default=default, type=_dataset_name, choices=list(DATASETS), metavar="DATASET", help=described
+        "--dataset",
+        default=None,
+        type=_dataset_name,
+        choices=list(DATASETS),
+        metavar="DATASET",
+        help=f"{described}. Default: mnist for image models, tinyshakespeare for text models",
     )
     layouts = ", ".join(f"{spec.layout} for {name}" for name, spec in DATASETS.items())
     parser.add_argument(
@@ -198,7 +215,7 @@ def add_train(commands) -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
     )
     _add_model(train, defaults.model)
-    _add_data(train, defaults.dataset)
+    _add_data(train)
     train.add_argument("--epochs", type=_at_least(1), default=defaults.epochs, help="epochs in all (with --resume too)")
     train.add_argument("--batch-size", type=_at_least(1), default=defaults.batch_size, help="images per step")
     train.add_argument(
@@ -233,6 +250,7 @@ def add_train(commands) -> argparse.ArgumentParser:
         help="data-parallel training in N local processes (--batch-size is per process); "
         "under torchrun the process count is torchrun's and this is ignored",
     )
+    _add_text_arguments(train)
     _add_common(train)
     return train
 
@@ -252,7 +270,7 @@ def add_eval(commands) -> argparse.ArgumentParser:
         metavar="PATH",
         help="a checkpoint or state dict (default: the shipped pretrained weights)",
     )
-    _add_data(evaluate, "mnist")
+    _add_data(evaluate)
     evaluate.add_argument("--device", type=_device, default="cpu", help="cpu, cuda, cuda:N or mps")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_common(evaluate)
@@ -294,7 +312,54 @@ def add_graph(commands) -> argparse.ArgumentParser:
 
 
 #: The commands, in the order ``--help`` lists them: name -> the function that adds its parser.
-COMMANDS = {"train": add_train, "eval": add_eval, "bench": add_bench, "graph": add_graph}
+class _StoreGiven(argparse._StoreAction):
+    """``--batch-size`` / ``--lr`` of ``train``, noting that the user gave them, so that the text
+    models use their own defaults otherwise (the image models' defaults are argparse's)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        namespace.text_given = (*getattr(namespace, "text_given", ()), self.dest)
+
+
+def _add_text_arguments(train: argparse.ArgumentParser) -> None:
+    """The options only the text models read."""
+    for action in train._actions:
+        if action.dest in ("batch_size", "lr") and type(action) is argparse._StoreAction:
+            action.__class__ = _StoreGiven
+    group = train.add_argument_group("text models (gpt_char, char_lstm on tinyshakespeare)")
+    group.add_argument("--iters", type=_at_least(1), default=2000, help="training steps")
+    group.add_argument("--block-size", type=_at_least(1), default=64, help="characters per training sequence")
+    group.add_argument("--eval-interval", type=_at_least(1), default=250, help="steps between evaluations")
+    group.add_argument("--eval-iters", type=_at_least(1), default=20, help="batches per evaluation (train and val)")
+    group.add_argument("--warmup-iters", type=_at_least(0), default=100, help="steps of linear warmup")
+    group.add_argument("--min-lr", type=float, default=None, help="final learning rate of the cosine decay")
+    group.add_argument("--weight-decay", type=_at_least(0, float), default=0.1, help="AdamW's, on matrices")
+    group.add_argument("--grad-clip", type=_at_least(0, float), default=1.0, help="0: no clipping")
+    group.add_argument("--threads", type=_at_least(1), default=None, help="torch CPU threads (default: torch's)")
+
+
+def add_sample(commands) -> argparse.ArgumentParser:
+    sample = commands.add_parser(
+        "sample", help="generate text with a character-level model", formatter_class=HelpFormatter
+    )
+    text_models = sorted(TEXT_MODELS)
+    sample.add_argument(
+        "--model", default="gpt_char", choices=text_models, metavar="MODEL", help=", ".join(text_models)
+    )
+    sample.add_argument(
+        "--checkpoint", default=None, metavar="PATH", help="a checkpoint.pt from `train` (default: the shipped weights)"
+    )
+    sample.add_argument("--prompt", default="\n", help="the text to continue")
+    sample.add_argument("--tokens", type=_at_least(0), default=300, help="characters to generate")
+    sample.add_argument("--temperature", type=float, default=0.8, help="sampling temperature (> 0)")
+    sample.add_argument("--top-k", type=_at_least(1), default=None, help="sample among the k likeliest characters")
+    sample.add_argument("--seed", type=int, default=0, help="random seed")
+    sample.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N")
+    _add_common(sample)
+    return sample
+
+
+COMMANDS = {"train": add_train, "eval": add_eval, "sample": add_sample, "bench": add_bench, "graph": add_graph}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -336,6 +401,13 @@ def fail(message: str) -> None:
 
 def check(args: argparse.Namespace) -> None:
     """The checks that need no torch; raises ``UsageError``. Sets ``args.out`` for ``train``."""
+    if args.command in ("train", "eval") and args.dataset is None:  # the model's kind of data
+        args.dataset = "tinyshakespeare" if MODELS[args.model] == "text" else "mnist"
+    if args.command == "eval" and MODELS[args.model] == "text":
+        raise UsageError(
+            f"--model {args.model} is a text model: `{PROG} train` reports its validation loss; "
+            f"`{PROG} sample` generates with it"
+        )
     if args.command in ("train", "eval"):
         _check_data(args)
     if args.command == "bench" and args.data_root is not None and not Path(args.data_root).is_dir():

@@ -1,4 +1,4 @@
-"""``minitorch-rx train | eval | bench | graph``: run a parsed command.
+"""``minitorch-rx train | eval | sample | bench | graph``: run a parsed command.
 
 With no options, ``minitorch-rx train`` trains LeNet-5 on the MNIST subset shipped in the
 package, on the CPU, and prints the test accuracy. The arguments are parsed and checked in
@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .arguments import TrainConfig, UsageError, parse, point_latest, print_error
+from .arguments import TEXT_MODELS, TrainConfig, UsageError, parse, point_latest, print_error
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -41,6 +41,10 @@ def _train(args: argparse.Namespace) -> int:
         out = Path(config.out)
         out.mkdir(parents=True, exist_ok=True)
         point_latest(out, out.parent)
+    if args.model in TEXT_MODELS:  # character-level language models: their own loop (cli/text.py)
+        from .text import train_text
+
+        return train_text(args)
     if args.nproc > 1 and "RANK" not in os.environ:
         return _launch_local(config, args.nproc)
     from .training import train
@@ -200,7 +204,13 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 #: The commands: name (as in ``arguments.COMMANDS``) -> the function that runs it and returns the exit status.
-COMMANDS = {"train": _train, "eval": _eval, "bench": _bench, "graph": _graph}
+def _sample(args: argparse.Namespace) -> int:
+    from .text import sample
+
+    return sample(args)
+
+
+COMMANDS = {"train": _train, "eval": _eval, "sample": _sample, "bench": _bench, "graph": _graph}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@ that yields ``mt.Tensor`` batches on top of ``torch.utils.data.DataLoader``."""
 
 from .datasets import CIFAR10, MNIST, DataFolderError, FashionMNIST, MNISTSubset, get_dataset, normalization
 from .loader import DataLoader
+from .text import TinyShakespeare
 
 __all__ = [
     "CIFAR10",
@@ -11,6 +12,7 @@ __all__ = [
     "FashionMNIST",
     "MNIST",
     "MNISTSubset",
+    "TinyShakespeare",
     "get_dataset",
     "normalization",
 ]

@@ -2,7 +2,7 @@
 
 >>> import minitorch_rx as mt
 >>> mt.models.list()
-['c3d_small', 'lenet5', 'm5', 'mlp', 'resnet18', 'resnet20', 'resnet34', 'vgg11_bn']
+['c3d_small', 'char_lstm', 'gpt_char', 'lenet5', 'm5', 'mlp', 'resnet18', 'resnet20', 'resnet34', 'vgg11_bn']
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from collections.abc import Callable
 from importlib import resources
 
 from ..nn import Module
+from .char_lstm import CharLSTM, char_lstm
+from .gpt import GPT, gpt_char
 from .resnet import CifarResNet, ResNet, resnet18, resnet20, resnet34
 from .small import M5, MLP, C3DSmall, LeNet5
 from .vgg import VGG, vgg11_bn
@@ -42,6 +44,8 @@ _BUILDERS: dict[str, Callable[..., Module]] = {
     "vgg11_bn": vgg11_bn,
     "m5": m5,
     "c3d_small": c3d_small,
+    "gpt_char": gpt_char,
+    "char_lstm": char_lstm,
 }
 
 #: The shape of one example each model expects (channels first), e.g. for ``minitorch-rx graph``.
@@ -57,7 +61,11 @@ INPUT_SHAPES = {
 }
 
 #: Weights shipped in ``minitorch_rx/models/weights``: model name -> {dataset: file}; the first is the default.
-PRETRAINED = {"lenet5": {"mnist": "lenet5_mnist.pt", "fashion_mnist": "lenet5_fashion_mnist.pt"}}
+PRETRAINED = {
+    "lenet5": {"mnist": "lenet5_mnist.pt", "fashion_mnist": "lenet5_fashion_mnist.pt"},
+    "gpt_char": {"tinyshakespeare": "gpt_char_tinyshakespeare.pt"},
+    "char_lstm": {"tinyshakespeare": "char_lstm_tinyshakespeare.pt"},
+}
 
 
 def list() -> builtins.list[str]:  # noqa: A001 - the API's name
@@ -67,7 +75,8 @@ def list() -> builtins.list[str]:  # noqa: A001 - the API's name
 
 def get(name: str, pretrained: bool | str = False, **kwargs) -> Module:
     """Build zoo model ``name``. ``pretrained=True`` loads the weights shipped with the package
-    (for ``lenet5``: MNIST); a data set name picks among them (``pretrained="fashion_mnist"``)."""
+    (for ``lenet5``: MNIST; for ``gpt_char`` and ``char_lstm``: Tiny Shakespeare, the default
+    configuration); a data set name picks among them (``pretrained="fashion_mnist"``)."""
     if name not in _BUILDERS:
         raise ValueError(f"unknown model '{name}'; available: {', '.join(list())}")
     model = _BUILDERS[name](**kwargs)
@@ -89,6 +98,8 @@ def get(name: str, pretrained: bool | str = False, **kwargs) -> Module:
 
 __all__ = [
     "C3DSmall",
+    "CharLSTM",
+    "GPT",
     "CifarResNet",
     "LeNet5",
     "M5",
@@ -96,7 +107,9 @@ __all__ = [
     "ResNet",
     "VGG",
     "c3d_small",
+    "char_lstm",
     "get",
+    "gpt_char",
     "lenet5",
     "list",
     "m5",
