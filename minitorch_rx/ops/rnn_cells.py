@@ -16,6 +16,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .linear import product as _product
 from .shape import cat as _mt_cat
 from .shape import stack as _mt_stack
 
@@ -104,28 +105,6 @@ class LSTMCell(Function):
         return grad_gates, grad_gates, grad_c * f
 
 
-def _onednn_linear():
-    """torch's oneDNN linear kernel (``x @ w.t()``), where this torch build has it: on the small
-    per-step products of a recurrence (32 x 256 by 256 x 1024) it ran 1.65x faster than MKL's
-    ``addmm`` on this project's AVX-512 machine; torch.nn's own LSTM uses oneDNN too."""
-    try:
-        if torch.backends.mkldnn.is_available():
-            return torch.ops.mkldnn._linear_pointwise
-    except (AttributeError, RuntimeError):
-        pass
-    return None
-
-
-_ONEDNN_LINEAR = _onednn_linear()
-
-
-def _step_product(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """``x @ w.t()`` for a recurrence's step: oneDNN's kernel for contiguous float32 CPU data, else ``mm``."""
-    if _ONEDNN_LINEAR is not None and x.dtype == torch.float32 and x.device.type == "cpu" and w.is_contiguous():
-        return _ONEDNN_LINEAR(x, w, None, "none", [], "")
-    return torch.mm(x, w.t())
-
-
 class LSTMLayer(Function):
     """A whole LSTM layer (one direction) over time as one node, as torch's fused kernels do:
     ``xg`` ``(T, B, 4H)`` is the input's product for every step (with ``b_ih``); forward runs the
@@ -154,7 +133,7 @@ class LSTMLayer(Function):
         h = h0.contiguous()
         for k in range(steps):
             a = act[k]
-            a.add_(_step_product(h, w_hh_c))
+            a.add_(_product(h, w_hh_c))
             torch.sigmoid_(a[:, : 2 * hidden])
             torch.tanh_(g_all[k])
             torch.sigmoid_(o_all[k])
@@ -201,7 +180,7 @@ class LSTMLayer(Function):
             torch.mul(gc.unsqueeze(1), coeff3[k], out=gg3[k])
             torch.mul(gh, coeff_o[k], out=gg_o[k])
             gc = gc * f[k]
-            gh = _step_product(grad_gates[k], w_t)
+            gh = _product(grad_gates[k], w_t)
             if k:
                 gh.add_(grad_out[k - 1])
         need_xg, need_h0, need_c0, need_w, need_b = ctx.needs_input_grad[:5]
