@@ -185,11 +185,11 @@ class LSTMLayer(Function):
                 gh.add_(grad_out[k - 1])
         need_xg, need_h0, need_c0, need_w, need_b = ctx.needs_input_grad[:5]
         grad_w = grad_b = None
-        if need_w:
-            grad_w = torch.mm(grad_gates[0].t(), h0)
+        if need_w:  # sum over steps of grad_gates[k]^T h_{k-1}: one product for steps 1.., one for h0
+            grad_w = _product(grad_gates[0].t(), h0.t())
             if steps > 1:
                 rows = grad_gates[1:].reshape(-1, 4 * hidden)
-                grad_w = torch.addmm(grad_w, rows.t(), out[:-1].reshape(-1, hidden))
+                grad_w.add_(_product(rows.t(), out[:-1].reshape(-1, hidden).t()))
         if need_b and b_hh is not None:
             grad_b = grad_gates.sum((0, 1))
         grad_xg = (grad_gates.flip(0) if reverse else grad_gates) if need_xg else None
