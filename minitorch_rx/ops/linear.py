@@ -28,13 +28,16 @@ def _onednn_linear():
     return None
 
 
-#: Products of float32 CPU matrices go through oneDNN's kernel where it exists (``False`` turns
+#: Products of float32 CPU matrices go through oneDNN's kernel where it exists (``None`` turns
 #: that off: every product is then ``addmm``/``mm``). On this project's AMD EPYC machine (torch CPU
 #: capability AVX512) MKL's ``addmm``, which torch.nn.Linear calls, ran these shapes at about half
 #: oneDNN's speed: (64, 784) x (784, 128) 129 vs 76 us, (768, 128) x (128, 512) 1014 vs 550 us,
-#: (32, 256) x (256, 1024) 175 vs 111 us, with equal results; for an output of 10 features oneDNN
-#: was 2.3x slower, hence the size threshold.
+#: (32, 256) x (256, 1024) 175 vs 111 us, with equal results (transposed operands too, as the
+#: backward products pass them). oneDNN costs about 10 us per call, so small products keep
+#: ``mm``: (8, 16) x (16, 32) 1.3 vs 11.3 us, (1, 256) x (256, 256) 3.5 vs 13.9, (64, 128) x (128, 10)
+#: 2.9 vs 13.4; hence ``ONEDNN_FROM`` multiply-adds and at least 16 rows, inner and output columns.
 ONEDNN = _onednn_linear()
+ONEDNN_FROM = 1 << 20
 
 
 def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
@@ -46,9 +49,8 @@ def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) 
         and type(w) is torch.Tensor
         and x.dtype is torch.float32
         and w.dtype is torch.float32
-        and w.shape[0] >= 32
-        and w.shape[1] >= 16
-        and x.shape[0] > 0
+        and x.shape[0] * x.shape[1] * w.shape[0] >= ONEDNN_FROM
+        and min(x.shape[0], x.shape[1], w.shape[0]) >= 16
         and x.device.type == "cpu"
         and (bias is None or (type(bias) is torch.Tensor and bias.dtype is torch.float32))
     ):
