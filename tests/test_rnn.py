@@ -3,6 +3,7 @@ loaded into ours, then outputs, final states, input and parameter gradients comp
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -283,3 +284,43 @@ def test_dropout_between_layers_draws_torch_s_masks():
     expected = theirs(x)[0]
     mt.manual_seed(0)
     torch.testing.assert_close(ours(mt.tensor(x))[0].torch(), expected.detach())
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_lstm_layer_second_order_matches_torch(bidirectional):
+    """The fused LSTM layer (one node per layer and direction) under create_graph: its backward
+    re-runs the steps recorded, so gradients of gradients equal torch's."""
+    ours, theirs = _pair("LSTM", INPUT, HIDDEN, num_layers=2, bidirectional=bidirectional)
+    states = 2 * (2 if bidirectional else 1)
+    x = torch.randn(STEPS, BATCH, INPUT, dtype=F64)
+    h0, c0 = torch.randn(states, BATCH, HIDDEN, dtype=F64), torch.randn(states, BATCH, HIDDEN, dtype=F64)
+    weights = [torch.randn(STEPS, BATCH, HIDDEN * (2 if bidirectional else 1), dtype=F64)]
+    weights += [torch.randn(states, BATCH, HIDDEN, dtype=F64) for _ in range(2)]
+    results = []
+    for model, wrap in (
+        (ours, lambda t: mt.tensor(t, requires_grad=True)),
+        (theirs, lambda t: t.clone().requires_grad_()),
+    ):
+        inputs = [wrap(x), wrap(h0), wrap(c0)]
+        out, (h_n, c_n) = model(inputs[0], (inputs[1], inputs[2]))
+        loss = sum((y * w).sum() for y, w in zip((out, h_n, c_n), weights))
+        wrt = inputs + list(model.parameters())
+        autograd = mt.autograd if model is ours else torch.autograd
+        first = autograd.grad(loss, wrt, create_graph=True)
+        second = autograd.grad(sum((g * g).sum() for g in first), wrt)
+        results.append([g.torch() if isinstance(g, mt.Tensor) else g for g in (*first, *second)])
+    for a, b in zip(*results):
+        torch.testing.assert_close(a.detach(), b.detach())
+
+
+def test_lstm_layer_passes_gradcheck():
+    xg = mt.randn(3, 2, 8, dtype=F64, requires_grad=True)
+    h0, c0 = mt.randn(2, 2, dtype=F64, requires_grad=True), mt.randn(2, 2, dtype=F64, requires_grad=True)
+    w_hh, b_hh = mt.randn(8, 2, dtype=F64, requires_grad=True), mt.randn(8, dtype=F64, requires_grad=True)
+    for reverse in (False, True):
+        layer = functools.partial(_layer, reverse=reverse)
+        assert mt.autograd.gradcheck(layer, (xg, h0, c0, w_hh, b_hh))
+
+
+def _layer(*args, reverse):
+    return rnn_cells.LSTMLayer.apply(*args, reverse)

@@ -79,6 +79,17 @@ def backward(
             _accumulate_into(t, g)
 
 
+def backward_scalar(t: Tensor, retain_graph: bool | None) -> None:
+    """``t.backward()`` with no gradient, ``inputs`` or ``create_graph``: the training step's call,
+    with fewer checks than ``backward`` (which it defers to for anything unusual)."""
+    node = t._node
+    data = t._data
+    if node is None or node._inputs is None or data.numel() != 1 or not data.is_floating_point():
+        backward([t], None, retain_graph)
+        return
+    run([(node, t._out_nr)], [torch.ones_like(data)], bool(retain_graph), None)
+
+
 def grad(
     outputs: Tensor | Sequence[Tensor],
     inputs: Tensor | Sequence[Tensor],

@@ -432,9 +432,15 @@ _FIRST_INPUT_ONLY = [(True,) + (False,) * n for n in range(16)]
 
 
 def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
-    """Run ``cls.forward`` on the data of ``args`` and record its node (some arg requires grad)."""
+    """Run ``cls.forward`` on the data of ``args`` and record its node (some arg requires grad).
+
+    Every op that is not ``apply1``'s or a ``ConstantOp`` records here, so it is written for
+    speed: locals, no helper call for a leaf whose accumulator exists, and the checks of anomaly
+    detection and saved-tensor hooks only when ``state.recording`` says one may be on."""
     state_ = state
-    rxgraph = (state_.recording or _graph.current_graph())._rx
+    graph = state_.recording
+    watched = graph is None  # grad mode on, but anomaly detection, an observer or hooks, or no graph yet
+    rxgraph = (graph or _graph.current_graph())._rx
     node = cls._node_cls()
     node._saved = ()
     node._simple = False
@@ -448,7 +454,10 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
             if a._requires_grad:
                 parent = a._node
                 if parent is None:
-                    parent = accumulator(a, rxgraph)
+                    ref = a._acc
+                    parent = None if ref is None else ref()
+                    if parent is None or parent._rx is not rxgraph:
+                        parent = accumulator(a, rxgraph)
                 elif parent._n_outputs != 1:
                     multi_output_input = True
                 parents.append(parent)
@@ -462,16 +471,18 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
         node._input_nrs = tuple(a._out_nr if isinstance(a, Tensor) else 0 for a in args)
     node.needs_input_grad = tuple(needs)
     out = cls.forward(node, *datas)
-    if type(out) is not tuple and out.is_complex():
-        raise complex_grad_error(f"{cls.__name__} would give a complex tensor that requires grad")
-    if node._saved:
-        node._saved_sources = _saved_sources(node._saved, datas, out)
-    node._inputs = tuple(parents)
+    node._inputs = parents = tuple(parents)
     node._seq = _next_seq()
     node._grad = None
     if type(out) is tuple:
+        if node._saved:
+            node._saved_sources = _saved_sources(node._saved, datas, out)
         result = _wrap_outputs(node, out)
     else:
+        if out.dtype.is_complex:
+            raise complex_grad_error(f"{cls.__name__} would give a complex tensor that requires grad")
+        if node._saved:
+            node._saved_sources = _saved_sources(node._saved, datas, out)
         result = _new_tensor(Tensor)
         result._data = out
         result._node = node
@@ -480,10 +491,11 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
         result._out_nr = 0
         if cls.broadcasting:
             _record_fixups(node, args, out)
-    if state_._anomaly:
-        node._forward_trace = _user_stack()
-    if state_.saved_tensors_hooks and node._saved:
-        _pack(node, *state_.saved_tensors_hooks[-1])
+    if watched:
+        if state_._anomaly:
+            node._forward_trace = _user_stack()
+        if state_.saved_tensors_hooks and node._saved:
+            _pack(node, *state_.saved_tensors_hooks[-1])
     # Record in the graph (inlined graph.add_node: this is every op's hot path).
     ref = node._ref = _NodeRef(node, _remove_dead_node)
     ref._rx = node._rx = rxgraph
@@ -531,36 +543,40 @@ def _unpacked(unpack: Callable, packed: tuple) -> tuple:
     return tuple(tensors)
 
 
-def _saved_sources(saved: tuple, inputs, out) -> tuple:
+def _saved_sources(saved: tuple, inputs: list, out) -> tuple:
     """Per saved tensor: the index of the input it is (``i``), the output it is (``-1 - nr``), or
-    ``None``; so that under ``create_graph`` a saved input or output comes back with its history."""
+    ``None``; so that under ``create_graph`` a saved input or output comes back with its history.
+    (Identity by ``id``: every object compared is alive here. A non-tensor's entry is never read.)"""
+    ids = list(map(id, inputs))
+    if type(out) is tuple:
+        out_ids = list(map(id, out))
+    else:
+        out_ids = (id(out),)
     sources = []
     for t in saved:
-        source = None
-        if isinstance(t, torch.Tensor):
-            for i, data in enumerate(inputs):
-                if t is data:
-                    source = i
-                    break
-            else:
-                for nr, o in enumerate(out if type(out) is tuple else (out,)):
-                    if t is o:
-                        source = -1 - nr
-                        break
-        sources.append(source)
+        key = id(t)
+        if key in ids:
+            sources.append(ids.index(key))
+        elif key in out_ids:
+            sources.append(-1 - out_ids.index(key))
+        else:
+            sources.append(None)
     return tuple(sources)
 
 
 def _record_fixups(node: Node, args: tuple, out: torch.Tensor) -> None:
     """Note the inputs whose gradient must be summed or cast back to their own shape/dtype."""
     fixups = None
-    for i, a in enumerate(args):
+    shape, dtype = out.shape, out.dtype
+    i = 0
+    for a in args:
         if isinstance(a, Tensor) and a._requires_grad:
             data = a._data
-            if data.shape != out.shape or data.dtype != out.dtype:
+            if data.shape != shape or data.dtype != dtype:
                 if fixups is None:
                     fixups = [None] * len(args)
                 fixups[i] = (data.shape, data.dtype)
+        i += 1
     if fixups is not None:
         node._fixups = tuple(fixups)
 

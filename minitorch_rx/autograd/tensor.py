@@ -400,8 +400,11 @@ class Tensor:
     ) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (only into ``inputs``' when given),
         as ``torch.Tensor.backward``; ``create_graph=True`` records the gradients' own computation."""
-        from .engine import backward
+        from .engine import backward, backward_scalar
 
+        if gradient is None and not create_graph and inputs is None:
+            backward_scalar(self, retain_graph)
+            return
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 
     # ------------------------------------------------------------ device/dtype

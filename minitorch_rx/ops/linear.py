@@ -18,6 +18,46 @@ from .constants import tensor_arg
 from .shape import squeeze, unsqueeze
 
 
+def _onednn_linear():
+    """torch's oneDNN linear kernel (``x @ w.t() + b``), where this torch build has it."""
+    try:
+        if torch.backends.mkldnn.is_available():
+            return torch.ops.mkldnn._linear_pointwise
+    except (AttributeError, RuntimeError):
+        pass
+    return None
+
+
+#: Products of float32 CPU matrices go through oneDNN's kernel where it exists (``None`` turns
+#: that off: every product is then ``addmm``/``mm``). On this project's AMD EPYC machine (torch CPU
+#: capability AVX512) MKL's ``addmm``, which torch.nn.Linear calls, ran these shapes at about half
+#: oneDNN's speed: (64, 784) x (784, 128) 129 vs 76 us, (768, 128) x (128, 512) 1014 vs 550 us,
+#: (32, 256) x (256, 1024) 175 vs 111 us, with equal results (transposed operands too, as the
+#: backward products pass them). oneDNN costs about 10 us per call, so small products keep
+#: ``mm``: (8, 16) x (16, 32) 1.3 vs 11.3 us, (1, 256) x (256, 256) 3.5 vs 13.9, (64, 128) x (128, 10)
+#: 2.9 vs 13.4; hence ``ONEDNN_FROM`` multiply-adds and at least 16 rows, inner and output columns.
+ONEDNN = _onednn_linear()
+ONEDNN_FROM = 1 << 20
+
+
+def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """``x @ w.t() (+ bias)`` of 2-D torch data, by oneDNN (see ``ONEDNN``) or ``addmm``/``mm``;
+    ``x`` and ``w`` may be transposed views. mt.Tensors (create_graph) take ``mm``, recorded."""
+    if (
+        ONEDNN is not None
+        and type(x) is torch.Tensor
+        and type(w) is torch.Tensor
+        and x.dtype is torch.float32
+        and w.dtype is torch.float32
+        and x.shape[0] * x.shape[1] * w.shape[0] >= ONEDNN_FROM
+        and min(x.shape[0], x.shape[1], w.shape[0]) >= 16
+        and x.device.type == "cpu"
+        and (bias is None or (type(bias) is torch.Tensor and bias.dtype is torch.float32))
+    ):
+        return ONEDNN(x, w, bias, "none", [], "")
+    return torch.mm(x, w.t()) if bias is None else torch.addmm(bias, x, w.t())
+
+
 class Linear(Function):
     """Batch dims are folded for one product, and 2-D inputs (most calls) skip the reshapes:
     a reshape and a view cost 3-9 us beside an MLP's 170 us product, more than alone."""
@@ -28,10 +68,7 @@ class Linear(Function):
         rows = x if x.dim() == 2 else x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
         ctx.save_for_backward(x if need_weight else None, weight if need_x else None)
         ctx.shapes = (x.shape, None if bias is None else bias.shape)
-        if bias is None:
-            out = torch.mm(rows, weight.t())
-        else:
-            out = torch.addmm(bias, rows, weight.t())
+        out = product(rows, weight, bias)
         return out if rows is x else out.view(*x.shape[:-1], weight.shape[0])
 
     @staticmethod
@@ -41,12 +78,12 @@ class Linear(Function):
         grad_rows = grad if grad.dim() == 2 else grad.reshape(-1, grad.shape[-1])
         grad_x = grad_weight = grad_bias = None
         if weight is not None:
-            grad_x = torch.mm(grad_rows, weight)
+            grad_x = product(grad_rows, weight.t())
             if grad_rows is not grad:
                 grad_x = grad_x.view(x_shape)
         if x is not None:
             rows = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
-            grad_weight = torch.mm(grad_rows.t(), rows)
+            grad_weight = product(grad_rows.t(), rows.t())
         if ctx.needs_input_grad[2]:
             grad_bias = grad_rows.sum(0)
             if grad_bias.shape != bias_shape:

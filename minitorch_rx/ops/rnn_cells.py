@@ -16,6 +16,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .linear import product as _product
 from .shape import cat as _mt_cat
 from .shape import stack as _mt_stack
 
@@ -102,6 +103,137 @@ class LSTMCell(Function):
             -1,
         )
         return grad_gates, grad_gates, grad_c * f
+
+
+class LSTMLayer(Function):
+    """A whole LSTM layer (one direction) over time as one node, as torch's fused kernels do:
+    ``xg`` ``(T, B, 4H)`` is the input's product for every step (with ``b_ih``); forward runs the
+    recurrence (one ``addmm`` into the gate buffer per step, the gate math in place), backward its
+    own loop over time, saving the activated gates, the cell states and their tanh. The weight's
+    gradient is then one product over all steps instead of one per step, and no step pays the
+    engine's per-node cost. Returns ``(out (T, B, H), h_T, c_T)``; ``reverse`` runs time backwards.
+
+    Under ``create_graph`` backward re-runs the layer step by step with recorded ``LSTMCell``s
+    and differentiates that, so the gradient is itself differentiable."""
+
+    @staticmethod
+    def forward(ctx, xg, h0, c0, w_hh, b_hh, reverse):
+        steps, batch, gates = xg.shape
+        hidden = gates // 4
+        act = torch.add(xg, b_hh) if b_hh is not None else xg.clone()  # pre-activations, then gates
+        if reverse:
+            act = act.flip(0)
+        out = xg.new_empty(steps, batch, hidden)  # h of each step, in the order processed
+        cs = xg.new_empty(steps + 1, batch, hidden)
+        cs[0] = c0
+        tanh_cs = xg.new_empty(steps, batch, hidden)
+        w_hh_c = w_hh.contiguous()
+        i_all, f_all = act[..., :hidden], act[..., hidden : 2 * hidden]
+        g_all, o_all = act[..., 2 * hidden : 3 * hidden], act[..., 3 * hidden :]
+        h = h0.contiguous()
+        for k in range(steps):
+            a = act[k]
+            a.add_(_product(h, w_hh_c))
+            torch.sigmoid_(a[:, : 2 * hidden])
+            torch.tanh_(g_all[k])
+            torch.sigmoid_(o_all[k])
+            c = cs[k + 1]
+            torch.mul(f_all[k], cs[k], out=c)
+            c.addcmul_(i_all[k], g_all[k])
+            tanh_c = torch.tanh(c, out=tanh_cs[k])
+            h = torch.mul(o_all[k], tanh_c, out=out[k])
+        ctx.save_for_backward(xg, h0, c0, w_hh, b_hh, act, cs, tanh_cs, out)
+        ctx.reverse = reverse
+        h_n, c_n = h.clone(), cs[steps].clone()
+        return (out.flip(0) if reverse else out), h_n, c_n
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_h, grad_c):
+        xg, h0, c0, w_hh, b_hh, act, cs, tanh_cs, out = ctx.saved_tensors
+        reverse = ctx.reverse
+        if isinstance(grad_out, Tensor) or isinstance(grad_h, Tensor) or isinstance(grad_c, Tensor):
+            return _lstm_layer_recorded_vjp(ctx, (xg, h0, c0, w_hh, b_hh), (grad_out, grad_h, grad_c))
+        steps, batch, hidden = out.shape
+        if reverse:
+            grad_out = grad_out.flip(0)
+        i, f = act[..., :hidden], act[..., hidden : 2 * hidden]
+        g, o = act[..., 2 * hidden : 3 * hidden], act[..., 3 * hidden :]
+        # Per-step coefficients for all steps at once: d c / d h and d gates / d (c or h).
+        dc_dh = o * (1 - tanh_cs * tanh_cs)
+        coeff = torch.empty_like(act)  # (T, B, 4H): the i, f, g parts multiply grad_c, o's grad_h
+        sig = act - act * act  # sigmoid' where the gate is a sigmoid
+        torch.mul(g, sig[..., :hidden], out=coeff[..., :hidden])
+        torch.mul(cs[:-1], sig[..., hidden : 2 * hidden], out=coeff[..., hidden : 2 * hidden])
+        torch.mul(i, 1 - g * g, out=coeff[..., 2 * hidden : 3 * hidden])
+        torch.mul(tanh_cs, sig[..., 3 * hidden :], out=coeff[..., 3 * hidden :])
+        sig = None
+        coeff3 = coeff.view(steps, batch, 4, hidden)[:, :, :3]
+        coeff_o = coeff[..., 3 * hidden :]
+        grad_gates = torch.empty_like(act)
+        gg3 = grad_gates.view(steps, batch, 4, hidden)[:, :, :3]
+        gg_o = grad_gates[..., 3 * hidden :]
+        w_t = w_hh.t().contiguous()  # grad_gates @ w_hh as the step product's x @ w.t()
+        gh = grad_out[steps - 1] + grad_h
+        gc = grad_c
+        for k in range(steps - 1, -1, -1):
+            gc = torch.addcmul(gc, gh, dc_dh[k])
+            torch.mul(gc.unsqueeze(1), coeff3[k], out=gg3[k])
+            torch.mul(gh, coeff_o[k], out=gg_o[k])
+            gc = gc * f[k]
+            gh = _product(grad_gates[k], w_t)
+            if k:
+                gh.add_(grad_out[k - 1])
+        need_xg, need_h0, need_c0, need_w, need_b = ctx.needs_input_grad[:5]
+        grad_w = grad_b = None
+        if need_w:  # sum over steps of grad_gates[k]^T h_{k-1}: one product for steps 1.., one for h0
+            grad_w = _product(grad_gates[0].t(), h0.t())
+            if steps > 1:
+                rows = grad_gates[1:].reshape(-1, 4 * hidden)
+                grad_w.add_(_product(rows.t(), out[:-1].reshape(-1, hidden).t()))
+        if need_b and b_hh is not None:
+            grad_b = grad_gates.sum((0, 1))
+        grad_xg = (grad_gates.flip(0) if reverse else grad_gates) if need_xg else None
+        return grad_xg, (gh if need_h0 else None), (gc if need_c0 else None), grad_w, grad_b, None
+
+
+def _lstm_layer_steps(xg, h0, c0, w_hh, b_hh, reverse):
+    """``LSTMLayer``'s forward as recorded per-step ops (its create_graph path)."""
+    from .linear import linear
+
+    steps = unbind(xg)
+    outputs: list = [None] * len(steps)
+    h, c = h0, c0
+    for t in range(len(steps) - 1, -1, -1) if reverse else range(len(steps)):
+        h, c = LSTMCell.apply(steps[t], linear(h, w_hh, b_hh), c)
+        outputs[t] = h
+    return _mt_stack(outputs, 0), h, c
+
+
+def _lstm_layer_recorded_vjp(ctx, inputs: tuple, grads: tuple) -> tuple:
+    """The gradients of ``LSTMLayer`` under ``create_graph``, recorded: the layer is re-run step by
+    step from its inputs (entered through identity ops, so each gradient is the partial one) and
+    differentiated with ``create_graph=True``."""
+    from ..autograd import engine
+
+    proxies = []
+    for x, need in zip(inputs, ctx.needs_input_grad[:5]):
+        if not need or x is None:
+            proxies.append(None)
+        elif x._requires_grad:
+            proxies.append(engine._Identity.apply(x))
+        else:
+            proxies.append(Tensor(x._data, requires_grad=True))
+    args = [x if p is None else p for p, x in zip(proxies, inputs)]
+    outs = _lstm_layer_steps(*args, ctx.reverse)
+    wanted = [p for p in proxies if p is not None]
+    grads = [g if isinstance(g, Tensor) else Tensor._make(g, None) for g in grads]
+    found = iter(engine.grad(list(outs), wanted, grads, create_graph=True, allow_unused=True) if wanted else ())
+    return (*(None if p is None else next(found) for p in proxies), None)
+
+
+def lstm_layer(xg: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Tensor | None, reverse: bool) -> tuple:
+    """``(out, h_n, c_n)`` of one LSTM layer and direction over ``xg`` ``(T, B, 4H)`` (``LSTMLayer``)."""
+    return LSTMLayer.apply(xg, h0, c0, w_hh, b_hh, reverse)
 
 
 class GRUCell(Function):
