@@ -2,15 +2,54 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
 
+from ..autograd.tensor import Tensor
 from ..ops.constants import check_number
 from .adam import _step_tensor
-from .optimizer import check_lr
+from .optimizer import Optimizer, check_lr, params_with_grad
 
-__all__ = ["check_adam_arguments", "check_numbers", "scalar_tensor", "steps_as_tensors"]
+__all__ = ["PerParameterOptimizer", "check_adam_arguments", "check_numbers", "scalar_tensor", "steps_as_tensors"]
+
+
+class PerParameterOptimizer(Optimizer):
+    """An optimizer that updates each parameter by torch's single-tensor formula, ``update(param,
+    grad, state, group)`` on torch data, with a state of scalar tensors (``SCALARS``: name -> first
+    value; ``step`` at least) and zero buffers the parameter's shape (``buffers(group)``)."""
+
+    SCALARS: dict[str, float] = {"step": 0.0}
+    BUFFERS: tuple[str, ...] = ()
+    update: Callable[[torch.Tensor, torch.Tensor, dict, dict], None]
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a ``.grad``; return ``closure()``'s loss if given."""
+        loss = self._closure_loss(closure)
+        update = type(self).update
+        for group in self.param_groups:
+            params, grads = params_with_grad(group)
+            for param, grad in zip(params, grads, strict=True):
+                update(param._data, grad, self._state_for(param, group), group)
+        return loss
+
+    def buffers(self, group: dict[str, Any]) -> tuple[str, ...]:
+        """The names of the zero buffers a parameter of ``group`` keeps."""
+        return self.BUFFERS
+
+    def _state_for(self, param: Tensor, group: dict[str, Any]) -> dict[str, torch.Tensor]:
+        state = self.state[param]
+        if len(state) == 0:
+            for name, value in self.SCALARS.items():
+                state[name] = scalar_tensor(value)
+            for name in self.buffers(group):
+                state[name] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
+        return state
+
+    def _after_load(self) -> None:
+        super()._after_load()
+        steps_as_tensors(self.state, tuple(self.SCALARS))
 
 
 def scalar_tensor(value: float) -> torch.Tensor:

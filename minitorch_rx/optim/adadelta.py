@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import torch
 
-from ..autograd.tensor import Tensor
-from ._state import check_numbers, scalar_tensor, steps_as_tensors
-from .optimizer import Optimizer, ParamsT, params_with_grad
+from ._state import PerParameterOptimizer, check_numbers
+from .optimizer import ParamsT
 
 
-class Adadelta(Optimizer):
+class Adadelta(PerParameterOptimizer):
     """Adadelta, as ``torch.optim.Adadelta`` (same formulas, same order of operations).
 
     Per step: ``v = rho * v + (1 - rho) * g * g``,
@@ -27,6 +23,8 @@ class Adadelta(Optimizer):
     >>> round(w.item(), 4)
     0.9968
     """
+
+    BUFFERS = ("square_avg", "acc_delta")
 
     def __init__(
         self,
@@ -48,26 +46,9 @@ class Adadelta(Optimizer):
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize}
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a ``.grad``; return ``closure()``'s loss if given."""
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            params, grads = params_with_grad(group)
-            for param, grad in zip(params, grads, strict=True):
-                _adadelta(param._data, grad, self._state_for(param), group)
-        return loss
-
-    def _state_for(self, param: Tensor) -> dict[str, torch.Tensor]:
-        state = self.state[param]
-        if len(state) == 0:
-            state["step"] = scalar_tensor(0.0)
-            state["square_avg"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-            state["acc_delta"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-        return state
-
-    def _after_load(self) -> None:
-        super()._after_load()
-        steps_as_tensors(self.state)
+    @staticmethod
+    def update(param: torch.Tensor, grad: torch.Tensor, state: dict, group: dict) -> None:
+        _adadelta(param, grad, state, group)
 
 
 def _adadelta(param: torch.Tensor, grad: torch.Tensor, state: dict, group: dict) -> None:

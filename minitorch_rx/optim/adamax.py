@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import torch
 
-from ..autograd.tensor import Tensor
-from ._state import check_adam_arguments, scalar_tensor, steps_as_tensors
-from .optimizer import Optimizer, ParamsT, params_with_grad
+from ._state import PerParameterOptimizer, check_adam_arguments
+from .optimizer import ParamsT
 
 
-class Adamax(Optimizer):
+class Adamax(PerParameterOptimizer):
     """Adamax, as ``torch.optim.Adamax`` (same formulas, same order of operations).
 
     Per step ``t``: ``m = lerp(m, g, 1 - beta1)``, ``u = max(beta2 * u, |g| + eps)``,
@@ -26,6 +22,8 @@ class Adamax(Optimizer):
     >>> round(w.item(), 4)
     0.9
     """
+
+    BUFFERS = ("exp_avg", "exp_inf")
 
     def __init__(
         self,
@@ -41,26 +39,9 @@ class Adamax(Optimizer):
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "maximize": maximize}
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a ``.grad``; return ``closure()``'s loss if given."""
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            params, grads = params_with_grad(group)
-            for param, grad in zip(params, grads, strict=True):
-                _adamax(param._data, grad, self._state_for(param), group)
-        return loss
-
-    def _state_for(self, param: Tensor) -> dict[str, torch.Tensor]:
-        state = self.state[param]
-        if len(state) == 0:
-            state["step"] = scalar_tensor(0.0)
-            state["exp_avg"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-            state["exp_inf"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-        return state
-
-    def _after_load(self) -> None:
-        super()._after_load()
-        steps_as_tensors(self.state)
+    @staticmethod
+    def update(param: torch.Tensor, grad: torch.Tensor, state: dict, group: dict) -> None:
+        _adamax(param, grad, state, group)
 
 
 def _adamax(param: torch.Tensor, grad: torch.Tensor, state: dict, group: dict) -> None:

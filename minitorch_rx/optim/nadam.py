@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import torch
 
-from ..autograd.tensor import Tensor
 from ..ops.constants import check_number
-from ._state import check_adam_arguments, scalar_tensor, steps_as_tensors
-from .optimizer import Optimizer, ParamsT, params_with_grad
+from ._state import PerParameterOptimizer, check_adam_arguments
+from .optimizer import ParamsT
 
 
-class NAdam(Optimizer):
+class NAdam(PerParameterOptimizer):
     """NAdam, as ``torch.optim.NAdam`` (same formulas, same order of operations).
 
     Per step ``t``, with ``mu_t = beta1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))`` and
@@ -34,6 +30,9 @@ class NAdam(Optimizer):
     >>> round(w.item(), 4)
     0.8944
     """
+
+    BUFFERS = ("exp_avg", "exp_avg_sq")
+    SCALARS = {"step": 0.0, "mu_product": 1.0}
 
     def __init__(
         self,
@@ -62,27 +61,9 @@ class NAdam(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a ``.grad``; return ``closure()``'s loss if given."""
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            params, grads = params_with_grad(group)
-            for param, grad in zip(params, grads, strict=True):
-                _nadam(param._data, grad, self._state_for(param), group)
-        return loss
-
-    def _state_for(self, param: Tensor) -> dict[str, torch.Tensor]:
-        state = self.state[param]
-        if len(state) == 0:
-            state["step"] = scalar_tensor(0.0)
-            state["mu_product"] = scalar_tensor(1.0)
-            state["exp_avg"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-            state["exp_avg_sq"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-        return state
-
-    def _after_load(self) -> None:
-        super()._after_load()
-        steps_as_tensors(self.state, ("step", "mu_product"))
+    @staticmethod
+    def update(param: torch.Tensor, grad: torch.Tensor, state: dict, group: dict) -> None:
+        _nadam(param, grad, state, group)
 
 
 def _nadam(param: torch.Tensor, grad: torch.Tensor, state: dict, group: dict) -> None:

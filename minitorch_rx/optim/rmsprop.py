@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import torch
 
-from ..autograd.tensor import Tensor
-from ._state import check_numbers, scalar_tensor, steps_as_tensors
-from .optimizer import Optimizer, ParamsT, params_with_grad
+from ._state import PerParameterOptimizer, check_numbers
+from .optimizer import ParamsT
 
 
-class RMSprop(Optimizer):
+class RMSprop(PerParameterOptimizer):
     """RMSprop, as ``torch.optim.RMSprop`` (same formulas, same order of operations).
 
     Per step, with ``g`` the gradient (negated when ``maximize``)::
@@ -33,6 +31,13 @@ class RMSprop(Optimizer):
     >>> round(w.item(), 4)
     0.9
     """
+
+    def buffers(self, group: dict[str, Any]) -> tuple[str, ...]:
+        return (
+            "square_avg",
+            *(("momentum_buffer",) if group["momentum"] > 0 else ()),
+            *(("grad_avg",) if group["centered"] else ()),
+        )
 
     def __init__(
         self,
@@ -66,29 +71,9 @@ class RMSprop(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a ``.grad``; return ``closure()``'s loss if given."""
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            params, grads = params_with_grad(group)
-            for param, grad in zip(params, grads, strict=True):
-                _rmsprop(param._data, grad, self._state_for(param, group), group)
-        return loss
-
-    def _state_for(self, param: Tensor, group: dict[str, Any]) -> dict[str, torch.Tensor]:
-        state = self.state[param]
-        if len(state) == 0:
-            state["step"] = scalar_tensor(0.0)
-            state["square_avg"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-            if group["centered"]:
-                state["grad_avg"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-        return state
-
-    def _after_load(self) -> None:
-        super()._after_load()
-        steps_as_tensors(self.state)
+    @staticmethod
+    def update(param: torch.Tensor, grad: torch.Tensor, state: dict, group: dict) -> None:
+        _rmsprop(param, grad, state, group)
 
 
 def _rmsprop(param: torch.Tensor, grad: torch.Tensor, state: dict, group: dict) -> None:
