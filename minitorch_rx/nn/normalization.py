@@ -36,23 +36,11 @@ class LayerNorm(Module):
         self.normalized_shape = int_tuple(normalized_shape, "LayerNorm", "normalized_shape", 1)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(torch.empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(torch.empty(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, device, dtype)
 
     def reset_parameters(self) -> None:
         """Weight to ones, bias to zeros."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -62,6 +50,21 @@ class LayerNorm(Module):
             f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
             f"bias={self.bias is not None}"
         )
+
+
+def _affine_parameters(module: Module, affine: bool, bias: bool, shape: tuple, device, dtype) -> None:
+    """Register ``weight`` and ``bias`` of ``shape`` (None where not learned) and initialise them."""
+    make = lambda: Parameter(torch.empty(shape, device=device, dtype=dtype))  # noqa: E731
+    module.register_parameter("weight", make() if affine else None)
+    module.register_parameter("bias", make() if affine and bias else None)
+    _reset_affine(module)
+
+
+def _reset_affine(module: Module) -> None:
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
 
 
 class GroupNorm(Module):
@@ -89,23 +92,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(torch.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(torch.empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, affine, bias, (num_channels,), device, dtype)
 
     def reset_parameters(self) -> None:
         """Weight to ones, bias to zeros."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
