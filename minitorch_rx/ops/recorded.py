@@ -17,6 +17,7 @@ import torch
 from ..autograd.function import Function, LinearMap, call
 from ..autograd.tensor import Tensor
 from ..autograd.torch_function import recorded_equivalent
+from ..autograd.torch_function import unwrap as _data
 from . import activation, elementwise, linalg, pool, shape
 from . import pad as padding
 
@@ -25,10 +26,6 @@ aten = torch.ops.aten
 
 def _wrap(t):
     return t if isinstance(t, Tensor) or not isinstance(t, torch.Tensor) else Tensor._make(t, None)
-
-
-def _data(t):
-    return t._data if isinstance(t, Tensor) else t
 
 
 @recorded_equivalent(torch.where)
