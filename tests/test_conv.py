@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import minitorch_rx as mt
 from minitorch_rx.ops import conv as C
 from minitorch_rx.ops import im2col as columns
+from minitorch_rx.ops import linear as linear_ops
 from tests.helpers import compare_with_torch
 from tests.strategies import FUZZ
 
@@ -167,25 +168,31 @@ def test_stride_one_gradients_share_the_output_gradients_columns(monkeypatch, ro
     assert mt.autograd.gradcheck(lambda x, w, b: C.conv2d(x, w, b, **kwargs), mt_inputs)
 
 
-# ResNet-20's layers (a smaller batch): row-shifted columns (16-32 channels), channels-last
-# columns (64 channels at 8x8), per-sample products and col2im (stride 2), in float32.
+# ResNet-20's layers (a smaller batch) in float32: the column layout of each forward with oneDNN's
+# products (channels-first, channels-last at 8x8) and with MKL's (row-shifted from 16 channels).
 RESNET_LAYERS = [
-    # C_in, C_out, size, stride, path of the forward
-    (3, 16, 32, 1, "channels-first"),
-    (16, 16, 32, 1, "row-shifted"),
-    (16, 32, 32, 2, "channels-first"),
-    (32, 32, 16, 1, "row-shifted"),
-    (64, 64, 8, 1, "channels-last"),
+    # C_in, C_out, size, stride, path with oneDNN, path without
+    (3, 16, 32, 1, "channels-first", "channels-first"),
+    (16, 16, 32, 1, "channels-first", "row-shifted"),
+    (16, 32, 32, 2, "channels-first", "channels-first"),
+    (32, 32, 16, 1, "channels-first", "row-shifted"),
+    (64, 64, 8, 1, "channels-last", "row-shifted"),
 ]
 
 
-@pytest.mark.parametrize("c_in, c_out, size, stride, path", RESNET_LAYERS)
-def test_resnet_layers_in_float32_match_torch(c_in, c_out, size, stride, path):
+@pytest.mark.parametrize("onednn", [True, False], ids=["onednn", "mkl"])
+@pytest.mark.parametrize("c_in, c_out, size, stride, onednn_path, mkl_path", RESNET_LAYERS)
+def test_resnet_layers_in_float32_match_torch(monkeypatch, onednn, c_in, c_out, size, stride, onednn_path, mkl_path):
+    if not onednn:
+        monkeypatch.setattr(linear_ops, "ONEDNN", None)
+    elif linear_ops.ONEDNN is None:
+        pytest.skip("this torch build has no oneDNN")
     x, w, b = (t.float() for t in conv_inputs(2, 6, c_in, c_out, (size, size), 3, 1))
     out_size = ((size - 1) // stride + 1,) * 2
     row_shifted = columns.use_row_shift(x, 1, (3, 3), (stride, stride), out_size)
     channels_last = columns.use_channels_last(x, 1, out_size)
-    assert path == ("row-shifted" if row_shifted else "channels-last" if channels_last else "channels-first")
+    path = "row-shifted" if row_shifted else "channels-last" if channels_last else "channels-first"
+    assert path == (onednn_path if onednn else mkl_path)
     compare_with_torch(
         lambda x, w, b: C.conv2d(x, w, b, stride=stride, padding=1),
         lambda x, w, b: TF.conv2d(x, w, b, stride=stride, padding=1),

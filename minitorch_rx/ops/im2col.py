@@ -5,17 +5,26 @@ Every rank (1-D, 2-D, 3-D) shares one implementation: windows are ``as_strided``
 zero-padded input, and col2im adds them back one spatial dim at a time. Three column layouts:
 
 - channels-first ``(C*k..., n*L)`` from NCHW data: the copy that fills them moves runs of output
-  rows, and the product is ``w (O, C*k) @ cols`` by MKL (a bmm over groups, or over samples);
+  rows, and the product is ``w (O, C*k) @ cols`` per slice (a bmm over groups), reordered into the
+  (N, O, L) output with the bias in one pass;
 - row-shifted ``(C*k_w, n, H_padded*W_out)`` for 2-D kernels of several rows with stride 1 along
   the rows (ResNet's 3x3 convolutions from 16 channels): the windows of the kernel's last dim
   only, over every padded row. Kernel row ``i``'s columns are the same buffer shifted by ``i``
   output rows, so the correlation is ``k_h`` accumulated products ``w[:, :, i] @ cols[shift_i]``,
   and the weight gradient ``k_h`` products ``g @ cols[shift_i].T`` (``g`` zero on the padded
-  rows past the output's, so one product spans a whole slice);
+  rows past the output's, so one product spans a whole slice). Only where the products are MKL's
+  (not float32 on CPU, or no oneDNN): oneDNN cannot read shifted views;
 - channels-last ``(n*L, k...*C)`` from a channels-last copy of each slice, for small images with
   many channels (ResNet-20's 8x8 stage): the copy moves runs of ``k_last * C`` channels instead of
-  8-float rows, and the product is ``cols @ w.T`` by oneDNN's matmul (60-89 GFLOP/s here, against
-  50-60 for MKL's). Its transposing copies cost too much with few channels or large images (2 GB/s).
+  8-float rows, and the product ``w @ cols.T`` by oneDNN. Its transposing copies cost too much
+  with few channels or large images (2 GB/s).
+
+Ungrouped products go through ``linear.product``: oneDNN's matmul for float32 on CPU, MKL's
+otherwise. On AMD EPYC (torch CPU capability AVX512) oneDNN ran these products at 1.5-2.2x MKL's
+speed, in cache: (32, 288) @ (288, 4096) 156 against 84 GFLOP/s, (64, 576) @ (576, 1024) 214
+against 101, (16, 144) @ (144, 4096) 131 against 75; weight gradients ``g @ cols.T`` and input
+gradient columns ``w.T @ g`` alike. A ResNet-20 step went from 1.61x to 1.36x torch.nn's time
+(MKL's products had been the gap: torch's own convolutions run at 180-200 GFLOP/s there).
 
 Choices measured here (one thread, float32, 2-core shared machine, CPU time):
 
@@ -26,14 +35,11 @@ Choices measured here (one thread, float32, 2-core shared machine, CPU time):
   This holds for every per-call buffer, also the two-step copy's intermediate rows, col2im's
   intermediate planes and the channels-first output gradient: as fresh tensors, LeNet-5 conv2's
   0.5 MB ones took 0.5-0.6 ms each in a training step (torch.profiler). With these three from
-  ``scratch``, the transposed gradient per slice and oneDNN weight gradients (below), the old and
+  ``scratch``, the transposed gradient per slice and oneDNN weight gradients, the old and
   new kernels timed in one process, interleaved: LeNet-5 step 0.98x, ResNet-20 step 0.97x the
   old time; ResNet-20's page faults per step fell from about 3,500 to 1.
 - The output gradient is transposed to channels-first a batch slice at a time, just before its
   products read it from cache, not the whole (N, O, L) at once (8 MB in ResNet-20's first stage).
-- Weight gradients of large products (``PER_SAMPLE_PRODUCT_FROM``) are ``g @ cols.T`` by oneDNN,
-  both channels-first: 0.70-0.93x MKL's time for ResNet-20's layers (0.85-0.88x for 16 channels
-  at 32x32); for LeNet-5's small ones oneDNN took 1.1-1.2x.
 - Row-shifted columns are a third of full ones for 3x3 kernels (2-3x less copying) and their
   products (K = 3C) ran faster in cache: 74-89 against 56-85 GFLOP/s for ResNet-20's stages.
   In a ResNet-20 step (one process, A/B by step): forward and input gradient 605 -> 544 ms of
@@ -43,14 +49,12 @@ Choices measured here (one thread, float32, 2-core shared machine, CPU time):
   1.3-1.5x faster (e.g. 76 against 46 GFLOP/s for (4096, 144) @ (144, 16)), but with 16 channels
   the NCHW <-> NHWC copies run at 5-8 GB/s (3 ms per 8 MB) and the window copy took 5.4 ms
   against 2.9 ms channels-first: forward 0.9-1.1x, the ResNet-20 step 0.98x (within noise).
-  oneDNN on transposed channels-first columns (``cols.t()``) copies them first: 15-30 GFLOP/s.
+  oneDNN copies transposed channels-first columns first when they are its first operand
+  (15-30 GFLOP/s), not as its second (``w @ cols`` is ``linear.product(w, cols.t())``).
   Batch slices of 2^16-2^20 elements and one product per slice instead of per sample changed
   ResNet-20's layers by less than the noise (+-10%).
 - The padding is written per slice into a zero-bordered buffer (only its interior is refilled),
   not by ``F.pad`` over the whole batch (2-3 GB/s).
-- Products of at least ``PER_SAMPLE_PRODUCT_FROM`` multiply-adds per sample are written straight
-  into the (N, O, L) output, one sample each; smaller ones run as one product per slice and are
-  reordered by a copy.
 - Output rows shorter than ``TWO_STEP_BELOW`` are copied in two steps (``_WindowCopier``).
 - col2im reduces the kernel offsets of the *outermost* spatial dim first, so each add moves whole
   output planes; innermost first was 1.2-2x slower, ``F.fold`` (2-D only) 2-3x slower, and a
@@ -66,6 +70,9 @@ from collections.abc import Iterator, Sequence
 import torch
 import torch.nn.functional as torch_functional
 
+from . import linear
+from .linear import product
+
 Pads = tuple[tuple[int, int], ...]
 Slices = list[tuple[int, int]]
 
@@ -77,11 +84,6 @@ TWO_STEP_BELOW = 16
 CHANNELS_LAST_FROM = 16
 #: Channels-last columns for output rows shorter than this.
 CHANNELS_LAST_BELOW = 16
-#: From this many multiply-adds per sample, channels-first products are computed one sample at
-#: a time straight into the output, and weight gradients by oneDNN; below (LeNet: 0.1-0.2M), one
-#: product per slice is reordered afterwards, as MKL's small products cost more than the
-#: reordering copy, and weight gradients stay MKL's.
-PER_SAMPLE_PRODUCT_FROM = 1 << 20
 #: 2-D correlations whose columns would have at least this many rows (``C * k_w``) per kernel row
 #: use row-shifted columns (``row_shifted_columns``).
 ROW_SHIFT_FROM = 48
@@ -101,17 +103,6 @@ def batch_slices(n: int, per_sample: int) -> list[tuple[int, int]]:
 def _largest(slices: Slices) -> int:
     """The most samples in one of ``slices`` (0 for none)."""
     return max((stop - start for start, stop in slices), default=0)
-
-
-def _onednn_linear():
-    """torch's oneDNN matmul (``x @ w.T + b``), where this build of torch has one."""
-    try:
-        return torch.ops.mkldnn._linear_pointwise if torch.backends.mkldnn.is_available() else None
-    except (AttributeError, RuntimeError):
-        return None
-
-
-_mkldnn_linear = _onednn_linear()
 
 
 # ------------------------------------------------------------------ scratch memory
@@ -426,14 +417,17 @@ def channels_last_columns(
         yield start, stop, cols.view(size * positions, per_position)
 
 
+def onednn_products(x: torch.Tensor) -> bool:
+    """Whether the products of ``x``'s columns run on oneDNN (float32 on CPU, where torch has it)."""
+    return linear.ONEDNN is not None and x.dtype == torch.float32 and x.device.type == "cpu"
+
+
 def use_channels_last(x: torch.Tensor, groups: int, out_size: tuple[int, ...]) -> bool:
     """Whether channels-last columns (and oneDNN's matmul) suit this convolution: float32 on
     CPU, no groups, many channels, and output rows too short for fast channels-first copies."""
     return (
-        _mkldnn_linear is not None
-        and groups == 1
-        and x.dtype == torch.float32
-        and x.device.type == "cpu"
+        groups == 1
+        and onednn_products(x)
         and x.shape[1] >= CHANNELS_LAST_FROM
         and len(out_size) > 1
         and out_size[-1] < CHANNELS_LAST_BELOW
@@ -443,12 +437,17 @@ def use_channels_last(x: torch.Tensor, groups: int, out_size: tuple[int, ...]) -
 def use_row_shift(
     x: torch.Tensor, groups: int, kernel: tuple[int, ...], stride: tuple[int, ...], out_size: tuple[int, ...]
 ) -> bool:
-    """Whether ``correlate`` uses row-shifted columns: 2-D, no groups, stride 1 along the rows, a
-    kernel of several rows, and enough channels for products of ``ROW_SHIFT_FROM`` rows.
-    They hold k_h times fewer elements than full columns (a third for 3x3 kernels), and their
-    smaller products ran faster (ResNet-20's 16-32 channels: 74-87 against 56-71 GFLOP/s)."""
+    """Whether ``correlate`` uses row-shifted columns: products by MKL (not oneDNN, see
+    ``onednn_products``), 2-D, no groups, stride 1 along the rows, a kernel of several rows, and
+    enough channels for products of ``ROW_SHIFT_FROM`` rows. They hold k_h times fewer elements
+    than full columns (a third for 3x3 kernels), and their smaller products ran faster in MKL
+    (ResNet-20's 16-32 channels: 74-87 against 56-71 GFLOP/s). oneDNN's kernel cannot read the
+    shifted views (their rows are padded apart; see ``linear.product``), and full columns
+    multiplied by oneDNN took 0.64-0.78x the row-shifted time for ResNet-20's 16x16 and 32x32
+    stages (a layer's forward and backward, interleaved with torch's)."""
     return (
         groups == 1
+        and not onednn_products(x)
         and len(kernel) == 2
         and stride[0] == 1
         and kernel[0] > 1
@@ -461,20 +460,6 @@ def position_major(weight: torch.Tensor) -> torch.Tensor:
     """A kernel (O, C, *k) as (O, *k * C): the order of channels-last columns."""
     nd = weight.dim() - 2
     return weight.permute(0, *range(2, 2 + nd), 1).reshape(weight.shape[0], -1)
-
-
-def matmul_nt(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
-    """``a @ b.T + bias`` for row-major ``a`` (M, K) and ``b`` (N, K): oneDNN's matmul for
-    float32 on CPU, else torch's."""
-    if (
-        _mkldnn_linear is not None
-        and a.dtype == torch.float32
-        and a.device.type == "cpu"
-        and a.is_contiguous()
-        and b.is_contiguous()
-    ):
-        return _mkldnn_linear(a, b, bias, "none", [], "")
-    return torch.mm(a, b.t()) if bias is None else torch.addmm(bias, a, b.t())
 
 
 # ------------------------------------------------------------------ correlation
@@ -633,75 +618,63 @@ class _Correlation:
         return None
 
     def _channels_last(self, weight, bias, out, out_grad, out_channels):
-        """``cols @ w.T`` by oneDNN per slice, reordered into ``out``; the weight gradient
-        ``g_slice @ cols`` (position-major, reordered at the end)."""
+        """Products with position-major columns (n*L, k...*C): ``w @ cols.T`` per slice, reordered
+        into ``out``; the weight gradient ``g_slice @ cols`` (position-major, reordered at the end)."""
         kernel, positions = self.kernel, self.positions
         slices = batch_slices(len(self.x), self.x.shape[1] * math.prod(kernel) * positions)
-        if weight is not None:
-            w = position_major(weight)
+        w = None if weight is None else position_major(weight)
         if out_grad is not None:
             grad = self.x.new_zeros(out_channels, math.prod(kernel) * self.x.shape[1])
         columns = channels_last_columns(self.x, self.pads, kernel, self.dilation, self.stride, self.out_size, slices)
         for start, stop, cols in columns:
             if weight is not None:
-                product = matmul_nt(cols, w, bias)
-                out[start:stop].copy_(product.view(stop - start, positions, out_channels).transpose(1, 2))
+                _write_slice(out, start, stop, product(w, cols), bias)
             if out_grad is not None:
-                grad.addmm_(channels_first_slice(out_grad, 1, start, stop)[0], cols)
+                grad.add_(product(channels_first_slice(out_grad, 1, start, stop)[0], cols.t()))
         if out_grad is not None:
             nd = len(kernel)
             return grad.view(out_channels, *kernel, -1).permute(0, nd + 1, *range(1, nd + 1)).contiguous()
         return None
 
     def _channels_first(self, weight, bias, out, out_grad, out_channels):
-        """Large products one per sample, ``w (O, K) @ cols (K, L)`` straight into ``out``; small
-        ones one per slice, reordered. Weight gradients ``g @ cols.T``: oneDNN's for large
-        products (10-30% less time than MKL's for ResNet-20's layers), MKL's for small ones
-        (LeNet-5's: 10-20% more time with oneDNN)."""
+        """Products with channels-first columns (C/G*k..., n*L) per group and slice: ``w @ cols``
+        reordered into ``out``, the weight gradient ``g_slice @ cols.T``. Ungrouped products go
+        through ``linear.product`` (oneDNN for float32 on CPU: 1.5-2.2x MKL's speed for these
+        shapes on AMD EPYC/AVX512, e.g. (32, 288) @ (288, 4096) 156 against 84 GFLOP/s)."""
         x, groups, positions = self.x, self.groups, self.positions
         n, channels = x.shape[:2]
         rows = channels // groups * math.prod(self.kernel)
         slices = batch_slices(n, channels * math.prod(self.kernel) * positions)
-        largest = _largest(slices)
-        large = groups == 1 and out_channels * rows * positions >= PER_SAMPLE_PRODUCT_FROM
         if weight is not None:
             w = weight.reshape(groups, out_channels // groups, rows)
-            bias_column = None if bias is None else bias.view(groups, out_channels // groups, 1)
-            if large:
-                w_samples = w[0].expand(largest, -1, -1)
-            else:
-                product_buffer = scratch("product", out_channels * largest * positions, x)
         if out_grad is not None:
             grad = x.new_zeros(groups, out_channels // groups, rows)
         columns = channels_first_columns(x, self.pads, self.kernel, self.dilation, self.stride, self.out_size, slices)
         for start, stop, cols in columns:
-            size = stop - start
-            if weight is not None and large:
-                # One product per sample, (O, K) @ (K, L), written straight into the output: no copy.
-                per_sample = cols.view(rows, size, positions).transpose(0, 1)
-                if bias_column is None:
-                    torch.bmm(w_samples[:size], per_sample, out=out[start:stop])
-                else:
-                    torch.baddbmm(bias_column, w_samples[:size], per_sample, out=out[start:stop])
-            elif weight is not None:
-                # One product for the slice, (O, K) @ (K, n*L), then reordered to (n, O, L).
-                product = product_buffer[: out_channels * size * positions].view(groups, -1, size * positions)
-                per_slice = cols.view(groups, rows, size * positions)
-                if bias_column is None:
-                    torch.bmm(w, per_slice, out=product)
-                else:
-                    torch.baddbmm(bias_column, w, per_slice, out=product)
-                out[start:stop].copy_(product.view(out_channels, size, positions).transpose(0, 1))
+            per_slice = cols.view(groups, rows, (stop - start) * positions)
+            if weight is not None:
+                y = product(w[0], per_slice[0].t()) if groups == 1 else torch.bmm(w, per_slice)
+                _write_slice(out, start, stop, y, bias)
             if out_grad is not None:
                 g_t = channels_first_slice(out_grad, groups, start, stop)
-                per_slice = cols.view(groups, rows, size * positions)
-                if large:
-                    grad[0].add_(matmul_nt(g_t[0], per_slice[0], None))
+                if groups == 1:
+                    grad[0].add_(product(g_t[0], per_slice[0]))
                 else:
                     grad.baddbmm_(g_t, per_slice.transpose(1, 2))
         if out_grad is not None:
             return grad.view(out_channels, channels // groups, *self.kernel)
         return None
+
+
+def _write_slice(out: torch.Tensor, start: int, stop: int, y: torch.Tensor, bias: torch.Tensor | None) -> None:
+    """Samples ``start:stop`` of ``out`` (N, O, L) from a slice's channels-first product ``y``
+    (O, n*L) (or grouped (G, O/G, n*L)), plus ``bias``, in one pass."""
+    size, out_channels, positions = stop - start, out.shape[1], out.shape[2]
+    source = y.reshape(out_channels, size, positions).transpose(0, 1)
+    if bias is None:
+        out[start:stop].copy_(source)
+    else:
+        torch.add(source, bias.view(1, out_channels, 1), out=out[start:stop])
 
 
 def transposed_padding(
@@ -737,7 +710,7 @@ def input_gradient_by_col2im(
     kernel = tuple(weight.shape[2:])
     positions = math.prod(out_size)
     rows = channels // groups * math.prod(kernel)
-    w_t = weight.reshape(groups, out_channels // groups, rows).transpose(1, 2)
+    w_t = weight.reshape(groups, out_channels // groups, rows).transpose(1, 2).contiguous()
     padded_size = tuple(s + before + after for s, (before, after) in zip(x_shape[2:], pads, strict=True))
     grad_padded = g.new_zeros(n, channels, *padded_size)
     largest = _largest(slices)
@@ -745,8 +718,11 @@ def input_gradient_by_col2im(
     scatter = Col2im(kernel, dilation, stride, out_size, padded_size)
     for start, stop in slices:
         size = stop - start
-        grad_cols = buffer[: groups * rows * size * positions].view(groups, rows, size * positions)
-        torch.bmm(w_t, channels_first_slice(g, groups, start, stop), out=grad_cols)
+        g_t = channels_first_slice(g, groups, start, stop)
+        if groups == 1:
+            grad_cols = product(w_t[0], g_t[0].t())
+        else:
+            grad_cols = torch.bmm(w_t, g_t, out=buffer[: groups * rows * size * positions].view(groups, rows, -1))
         grad_cols = grad_cols.view(channels, *kernel, size, *out_size).movedim(1 + len(kernel), 1)
         scatter(grad_cols, grad_padded[start:stop].transpose(0, 1))
     return crop(grad_padded, pads)
