@@ -35,9 +35,13 @@ def _onednn_linear():
 #: (32, 256) x (256, 1024) 175 vs 111 us, with equal results (transposed operands too, as the
 #: backward products pass them). oneDNN costs about 10 us per call, so small products keep
 #: ``mm``: (8, 16) x (16, 32) 1.3 vs 11.3 us, (1, 256) x (256, 256) 3.5 vs 13.9, (64, 128) x (128, 10)
-#: 2.9 vs 13.4; hence ``ONEDNN_FROM`` multiply-adds and at least 16 rows, inner and output columns.
+#: 2.9 vs 13.4; hence ``ONEDNN_FROM`` multiply-adds. With 2-4 rows or output columns MKL won again
+#: ((1024, 1024) x (1024, 4) 178 vs 258 us, (2, 4096) x (4096, 256) 118 vs 140), from 6 oneDNN did
+#: (a convolution's (6, 25) x (25, 17248) 103 vs 64 us, (4096, 784) x (784, 10) 2271 vs 571):
+#: hence at least ``ONEDNN_MIN_SIDE`` rows, inner and output columns.
 ONEDNN = _onednn_linear()
 ONEDNN_FROM = 1 << 20
+ONEDNN_MIN_SIDE = 6
 
 
 def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
@@ -54,7 +58,7 @@ def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) 
         and x.dtype is torch.float32
         and w.dtype is torch.float32
         and x.shape[0] * x.shape[1] * w.shape[0] >= ONEDNN_FROM
-        and min(x.shape[0], x.shape[1], w.shape[0]) >= 16
+        and min(x.shape[0], x.shape[1], w.shape[0]) >= ONEDNN_MIN_SIDE
         and x.device.type == "cpu"
         and (bias is None or (type(bias) is torch.Tensor and bias.dtype is torch.float32))
         and (w.is_contiguous() or w.t().is_contiguous())
