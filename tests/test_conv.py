@@ -72,6 +72,42 @@ def test_conv_matches_torch(nd, batch, c_in, c_out, size, kernel, kwargs):
     compare_conv(nd, conv_inputs(nd, batch, c_in, c_out, size, kernel, groups), **kwargs)
 
 
+# ------------------------------------------------------------------ the native backend (opt-in)
+@pytest.fixture
+def native_conv(monkeypatch):
+    """``mt.backends.conv = "native"`` for one test; aten's convolution kernels then compute."""
+    monkeypatch.setattr(mt.backends, "conv", "native")
+    calls = []
+    convolution = torch.convolution
+    monkeypatch.setattr(torch, "convolution", lambda *args: calls.append(1) or convolution(*args))
+    return calls
+
+
+@pytest.mark.parametrize("nd, batch, c_in, c_out, size, kernel, kwargs", CONV_CASES)
+def test_native_conv_matches_torch(native_conv, nd, batch, c_in, c_out, size, kernel, kwargs):
+    groups = kwargs.get("groups", 1)
+    inputs = conv_inputs(nd, batch, c_in, c_out, size, kernel, groups)
+    compare_conv(nd, inputs, **kwargs)
+    as_tuple = lambda v: (v,) * nd if isinstance(v, int) else v  # noqa: E731
+    dilated = [d * (k - 1) for k, d in zip(as_tuple(kernel), as_tuple(kwargs.get("dilation", 1)), strict=True)]
+    odd_same = kwargs.get("padding") == "same" and any(total % 2 for total in dilated)
+    assert bool(native_conv) != odd_same  # an odd total 'same' padding keeps im2col
+
+
+def test_native_conv_keeps_our_graph_and_second_order(native_conv):
+    x, w, b = (mt.tensor(t, requires_grad=True) for t in conv_inputs(2, 1, 2, 2, (4, 3), 2, 1))
+    y = C.conv2d(x, w, b, padding=1, stride=(2, 1))
+    assert native_conv and y.grad_fn is not None
+    assert mt.autograd.gradcheck(lambda x, w, b: C.conv2d(x, w, b, padding=1, stride=(2, 1)), [x, w, b])
+    assert mt.autograd.gradgradcheck(lambda x, w, b: C.conv2d(x, w, b, padding=1, stride=(2, 1)), [x, w, b])
+
+
+def test_conv_backend_refuses_unknown_names():
+    with pytest.raises(ValueError, match="mt.backends.conv must be one of 'im2col', 'native', got 'cudnn'"):
+        mt.backends.conv = "cudnn"
+    assert mt.backends.conv == "im2col"
+
+
 @st.composite
 def conv_configs(draw):
     """A random convolution that fits: rank, groups, kernel, stride, dilation, padding and sizes."""

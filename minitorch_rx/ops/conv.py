@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import torch
 
+from .. import backends
 from ..autograd.engine import recorded_vjp
 from ..autograd.function import Function, call
 from ..autograd.tensor import Tensor
@@ -119,25 +120,49 @@ class ConvNd(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, stride, pads, dilation, groups, batched):
         need_x, need_w = ctx.needs_input_grad[:2]
-        ctx.save_for_backward(x if need_w else None, weight if need_x else None)
+        native = backends.conv == "native" and all(before == after for before, after in pads)
+        if native:  # aten's backward kernel reads both, as PyTorch's ConvolutionBackward saves both
+            ctx.save_for_backward(*((x, weight) if need_x or need_w else (None, None)))
+        else:
+            ctx.save_for_backward(x if need_w else None, weight if need_x else None)
         if not batched:
             x = x.unsqueeze(0)
         kernel = tuple(weight.shape[2:])
         padded_size = [s + before + after for s, (before, after) in zip(x.shape[2:], pads, strict=True)]
         out_size = _num_blocks(padded_size, kernel, dilation, stride)
-        y = columns.correlate(x, pads, weight, bias, dilation, stride, out_size, groups)
-        ctx.meta = (x.shape, pads, dilation, stride, out_size, groups, weight.shape, batched)
+        if native:
+            padding = [before for before, _ in pads]
+            y = torch.convolution(x, weight, bias, stride, padding, dilation, False, [0] * len(kernel), groups)
+        else:
+            y = columns.correlate(x, pads, weight, bias, dilation, stride, out_size, groups)
+        ctx.meta = (x.shape, pads, dilation, stride, out_size, groups, weight.shape, batched, native)
         return y if batched else y.squeeze(0)
 
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
-        x_shape, pads, dilation, stride, out_size, groups, weight_shape, batched = ctx.meta
+        x_shape, pads, dilation, stride, out_size, groups, weight_shape, batched, native = ctx.meta
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         if isinstance(grad, Tensor):
             return _conv_backward_recorded(ctx, x, weight, grad)
         if x is not None and not batched:
             x = x.unsqueeze(0)
+        if native:
+            grads = torch.ops.aten.convolution_backward(
+                grad if batched else grad.unsqueeze(0),
+                x,
+                weight,
+                [weight_shape[0]] if need_b else None,
+                stride,
+                [before for before, _ in pads],
+                dilation,
+                False,
+                [0] * len(pads),
+                groups,
+                [need_x, need_w, need_b],
+            )
+            grad_x = grads[0] if need_x and batched else grads[0].squeeze(0) if need_x else None
+            return grad_x, grads[1], grads[2], None, None, None, None, None
         n, channels = x_shape[:2]
         out_channels = weight_shape[0]
         kernel = tuple(weight_shape[2:])
@@ -180,7 +205,7 @@ def _conv_backward_recorded(ctx, x, weight, grad) -> tuple:
     """ConvNd's backward under ``create_graph``: the gradients of the convolution written as
     ``Unfold`` and a product (both recorded, and differentiable again). An input that was not
     saved is not needed (its own gradient does not depend on it): zeros stand in."""
-    x_shape, pads, dilation, stride, out_size, groups, weight_shape, batched = ctx.meta
+    x_shape, pads, dilation, stride, out_size, groups, weight_shape, batched, _ = ctx.meta
     need_x, need_w, need_b = ctx.needs_input_grad[:3]
     g = grad if batched else grad.unsqueeze(0)
     n, channels = x_shape[:2]

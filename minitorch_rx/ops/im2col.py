@@ -645,16 +645,27 @@ class _Correlation:
         n, channels = x.shape[:2]
         rows = channels // groups * math.prod(self.kernel)
         slices = batch_slices(n, channels * math.prod(self.kernel) * positions)
+        onednn = groups == 1 and onednn_products(x)
         if weight is not None:
             w = weight.reshape(groups, out_channels // groups, rows)
+            if not onednn:
+                bias_column = None if bias is None else bias.view(groups, out_channels // groups, 1)
+                buffer = scratch("product", out_channels * _largest(slices) * positions, x)
         if out_grad is not None:
             grad = x.new_zeros(groups, out_channels // groups, rows)
         columns = channels_first_columns(x, self.pads, self.kernel, self.dilation, self.stride, self.out_size, slices)
         for start, stop, cols in columns:
             per_slice = cols.view(groups, rows, (stop - start) * positions)
-            if weight is not None:
-                y = product(w[0], per_slice[0].t()) if groups == 1 else torch.bmm(w, per_slice)
-                _write_slice(out, start, stop, y, bias)
+            if weight is not None and onednn:
+                _write_slice(out, start, stop, product(w[0], per_slice[0].t()), bias)
+            elif weight is not None:
+                # The bias inside the product, rounded once in half precision (as torch's convolution).
+                y = buffer[: out_channels * per_slice.shape[2]].view(groups, -1, per_slice.shape[2])
+                if bias_column is None:
+                    torch.bmm(w, per_slice, out=y)
+                else:
+                    torch.baddbmm(bias_column, w, per_slice, out=y)
+                _write_slice(out, start, stop, y, None)
             if out_grad is not None:
                 g_t = channels_first_slice(out_grad, groups, start, stop)
                 if groups == 1:
