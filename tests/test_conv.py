@@ -83,7 +83,10 @@ def native_conv(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("nd, batch, c_in, c_out, size, kernel, kwargs", CONV_CASES)
+NATIVE_CASES = [*CONV_CASES, (2, None, 3, 4, (6, 5), 3, {"padding": 1}), (1, None, 2, 3, (7,), 2, {"stride": 2})]
+
+
+@pytest.mark.parametrize("nd, batch, c_in, c_out, size, kernel, kwargs", NATIVE_CASES)
 def test_native_conv_matches_torch(native_conv, nd, batch, c_in, c_out, size, kernel, kwargs):
     groups = kwargs.get("groups", 1)
     inputs = conv_inputs(nd, batch, c_in, c_out, size, kernel, groups)
