@@ -110,10 +110,11 @@ class LSTMLayer(Function):
     forward makes the input's gate products for every step as one product, ``x (T, B, I)`` by
     ``w_ih`` with both biases, straight into the gate buffer (no separate ``(T, B, 4H)`` input
     product is made or kept), then runs the recurrence (one product per step added into the gate
-    buffer, the gate math in place); backward runs its own loop over time, saving the activated
-    gates, the cell states and their tanh. The weights' gradients are then one product over all
-    steps each instead of one per step, and no step pays the engine's per-node cost. Returns
-    ``(out (T, B, H), h_T, c_T)``; ``reverse`` runs time backwards.
+    buffer, the gate math in place); backward runs its own loop over time from the activated gates
+    and cell states saved (their tanh is recomputed, one ``tanh`` over ``(T, B, H)``, not kept).
+    The weights' gradients are then one product over all steps each instead of one per step, and
+    no step pays the engine's per-node cost. Returns ``(out (T, B, H), h_T, c_T)``; ``reverse``
+    runs time backwards.
 
     Under ``create_graph`` backward re-runs the layer step by step with recorded ops
     (``linear`` and ``LSTMCell``s) and differentiates that, so the gradient is itself
@@ -131,7 +132,7 @@ class LSTMLayer(Function):
         out = act.new_empty(steps, batch, hidden)  # h of each step, in the order processed
         cs = act.new_empty(steps + 1, batch, hidden)
         cs[0] = c0
-        tanh_cs = act.new_empty(steps, batch, hidden)
+        tanh_c = act.new_empty(batch, hidden)  # each step's, in one buffer
         w_hh_c = w_hh.contiguous()
         i_all, f_all = act[..., :hidden], act[..., hidden : 2 * hidden]
         g_all, o_all = act[..., 2 * hidden : 3 * hidden], act[..., 3 * hidden :]
@@ -145,16 +146,16 @@ class LSTMLayer(Function):
             c = cs[k + 1]
             torch.mul(f_all[k], cs[k], out=c)
             c.addcmul_(i_all[k], g_all[k])
-            tanh_c = torch.tanh(c, out=tanh_cs[k])
+            torch.tanh(c, out=tanh_c)
             h = torch.mul(o_all[k], tanh_c, out=out[k])
-        ctx.save_for_backward(x, w_ih, b_ih, h0, c0, w_hh, b_hh, act, cs, tanh_cs, out)
+        ctx.save_for_backward(x, w_ih, b_ih, h0, c0, w_hh, b_hh, act, cs, out)
         ctx.reverse = reverse
         h_n, c_n = h.clone(), cs[steps].clone()
         return (out.flip(0) if reverse else out), h_n, c_n
 
     @staticmethod
     def backward(ctx, grad_out, grad_h, grad_c):
-        x, w_ih, b_ih, h0, c0, w_hh, b_hh, act, cs, tanh_cs, out = ctx.saved_tensors
+        x, w_ih, b_ih, h0, c0, w_hh, b_hh, act, cs, out = ctx.saved_tensors
         reverse = ctx.reverse
         if isinstance(grad_out, Tensor) or isinstance(grad_h, Tensor) or isinstance(grad_c, Tensor):
             inputs = (x, w_ih, b_ih, h0, c0, w_hh, b_hh)
@@ -169,6 +170,7 @@ class LSTMLayer(Function):
         # buffer, no (T, B, 4H) temporaries: this is where a step's memory peaks): d gates / d
         # (c or h), the i, f, g parts multiplying grad_c, o's grad_h; and d c / d h.
         grad_gates = torch.empty_like(act)
+        tanh_cs = torch.tanh(cs[1:])
         for gate, part, factor in ((i, 0, g), (f, 1, cs[:-1]), (o, 3, tanh_cs)):  # sigmoid' = s - s * s
             coeff = grad_gates[..., part * hidden : (part + 1) * hidden]
             torch.mul(gate, gate, out=coeff)
@@ -177,7 +179,8 @@ class LSTMLayer(Function):
         coeff = grad_gates[..., 2 * hidden : 3 * hidden]  # tanh' = 1 - g * g
         torch.mul(g, g, out=coeff)
         coeff.neg_().add_(1).mul_(i)
-        dc_dh = torch.mul(tanh_cs, tanh_cs).neg_().add_(1).mul_(o)
+        dc_dh = tanh_cs.mul_(tanh_cs).neg_().add_(1).mul_(o)  # in tanh_cs's buffer
+        tanh_cs = None
         gg3 = grad_gates.view(steps, batch, 4, hidden)[:, :, :3]
         gg_o = grad_gates[..., 3 * hidden :]
         w_t = w_hh.t().contiguous()  # grad_gates @ w_hh as the step product's x @ w.t()
@@ -191,6 +194,7 @@ class LSTMLayer(Function):
             gh = _product(grad_gates[k], w_t)
             if k:
                 gh.add_(grad_out[k - 1])
+        dc_dh = None  # before the products below: the step's memory peaks there
         need_x, need_w_ih, need_b_ih, need_h0, need_c0, need_w_hh, need_b_hh = ctx.needs_input_grad[:7]
         rows = grad_gates.view(steps * batch, 4 * hidden)
         grad_x = grad_w_ih = grad_b_ih = grad_w_hh = grad_b_hh = None
