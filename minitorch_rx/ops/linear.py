@@ -130,8 +130,13 @@ class GELULinear(Function):
             grad_weight = product(grad_rows.t(), (a if a.dim() == 2 else a.reshape(-1, a.shape[-1])).t())
             a = None
         if need_h:
-            grad_a = product(grad_rows, weight.t())
-            grad_h = torch.ops.aten.gelu_backward(grad_a.reshape(h.shape), h, approximate=ctx.approximate)
+            grad_a = product(grad_rows, weight.t()).reshape(h.shape)
+            if isinstance(grad_a, Tensor):  # create_graph: recorded
+                grad_h = torch.ops.aten.gelu_backward(grad_a, h, approximate=ctx.approximate)
+            else:  # in grad_a's buffer: one (tokens, hidden) buffer less where a step's memory peaks
+                grad_h = torch.ops.aten.gelu_backward.grad_input(
+                    grad_a, h, approximate=ctx.approximate, grad_input=grad_a
+                )
         if need_bias:
             grad_bias = grad_rows.sum(0)
         return grad_h, grad_weight, grad_bias, None
