@@ -34,9 +34,11 @@ def test_the_profiler_suite_times_steps_with_the_profiler_on_and_off():
     assert all(timing.ours > 0 and timing.theirs > 0 for _, timing in rows)
 
 
-def test_the_memory_worker_reports_the_rise_of_its_peak():
-    result = memory.worker("lenet5", "minitorch_rx", steps=1, size=2)
-    assert result["peak_rise_mib"] >= 0 and result["baseline_mib"] > 0
+@pytest.mark.parametrize("model", memory.MODELS)
+def test_the_memory_worker_reports_the_rise_of_its_peak(model):
+    for impl in ("minitorch_rx", "torch"):
+        result = memory.worker(model, impl, steps=1, size=2)
+        assert result["peak_rise_mib"] >= 0 and result["baseline_mib"] > 0
 
 
 def test_the_accuracy_suite_trains_both_twins_alike():

@@ -480,3 +480,21 @@ def test_a_tensor_learning_rate_steps_as_torchs(name):
         opt.zero_grad()
         opt_torch.zero_grad()
     torch.testing.assert_close(ours.torch(), theirs.detach())
+
+
+def test_adam_makes_the_first_state_of_its_parameters_in_one_allocation_in_torch_s_order():
+    params = [mt.randn(3, 2, requires_grad=True), mt.randn(4, requires_grad=True)]
+    theirs = [p.torch().clone().requires_grad_() for p in params]
+    ours_opt, torch_opt = mt.optim.Adam(params, lr=0.1), torch.optim.Adam(theirs, lr=0.1)
+    for _ in range(2):
+        for p, q in zip(params, theirs):
+            p.grad, q.grad = mt.ones_like(p), torch.ones_like(q)
+        ours_opt.step()
+        torch_opt.step()
+    states = [ours_opt.state[p] for p in params]
+    assert [list(s) for s in states] == [["step", "exp_avg", "exp_avg_sq"]] * 2
+    storages = {s[name].untyped_storage().data_ptr() for s in states for name in ("exp_avg", "exp_avg_sq")}
+    assert len(storages) == 1
+    for p, q in zip(params, theirs):
+        torch.testing.assert_close(p.torch(), q.detach())
+        torch.testing.assert_close(ours_opt.state[p]["exp_avg_sq"], torch_opt.state[q]["exp_avg_sq"])

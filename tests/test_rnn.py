@@ -314,13 +314,20 @@ def test_lstm_layer_second_order_matches_torch(bidirectional):
 
 
 def test_lstm_layer_passes_gradcheck():
-    xg = mt.randn(3, 2, 8, dtype=F64, requires_grad=True)
+    x = mt.randn(3, 2, 5, dtype=F64, requires_grad=True)
+    w_ih, b_ih = mt.randn(8, 5, dtype=F64, requires_grad=True), mt.randn(8, dtype=F64, requires_grad=True)
     h0, c0 = mt.randn(2, 2, dtype=F64, requires_grad=True), mt.randn(2, 2, dtype=F64, requires_grad=True)
     w_hh, b_hh = mt.randn(8, 2, dtype=F64, requires_grad=True), mt.randn(8, dtype=F64, requires_grad=True)
     for reverse in (False, True):
         layer = functools.partial(_layer, reverse=reverse)
-        assert mt.autograd.gradcheck(layer, (xg, h0, c0, w_hh, b_hh))
+        assert mt.autograd.gradcheck(layer, (x, w_ih, b_ih, h0, c0, w_hh, b_hh))
+        without_biases = functools.partial(_layer_without_biases, reverse=reverse)
+        assert mt.autograd.gradcheck(without_biases, (x, w_ih, h0, c0, w_hh))
 
 
 def _layer(*args, reverse):
     return rnn_cells.LSTMLayer.apply(*args, reverse)
+
+
+def _layer_without_biases(x, w_ih, h0, c0, w_hh, reverse):
+    return rnn_cells.LSTMLayer.apply(x, w_ih, None, h0, c0, w_hh, None, reverse)

@@ -242,3 +242,46 @@ def test_training_with_dropout_draws_torch_s_masks(batch_first):
         expected = theirs(*inputs)
         mt.manual_seed(0)
         torch.testing.assert_close(ours(*[mt.tensor(x) for x in inputs]).torch(), expected.detach())
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_then_linear_as_one_node_keeps_its_input_alone_and_passes_gradcheck(approximate):
+    from minitorch_rx.ops.linear import gelu_linear
+
+    h = mt.randn(2, 3, 4, dtype=F64, requires_grad=True)
+    w, b = mt.randn(5, 4, dtype=F64, requires_grad=True), mt.randn(5, dtype=F64, requires_grad=True)
+    out = gelu_linear(h, w, b, approximate)
+    assert type(out.grad_fn).__name__ == "GELULinearBackward0"
+    assert [t.data_ptr() for t in out.grad_fn.saved_tensors] == [h.torch().data_ptr(), w.torch().data_ptr()]
+    expected = torch.nn.functional.linear(
+        torch.nn.functional.gelu(h.torch(), approximate=approximate), w.torch(), b.torch()
+    )
+    torch.testing.assert_close(out.torch(), expected)
+    fused = lambda h, w, b: gelu_linear(h, w, b, approximate)  # noqa: E731
+    assert mt.autograd.gradcheck(fused, (h, w, b))
+    assert mt.autograd.gradgradcheck(fused, (h, w, b))
+    assert mt.autograd.gradcheck(lambda h, w: gelu_linear(h, w, None, approximate), (h, w))
+
+
+def test_the_feed_forward_block_fuses_gelu_and_linear2_only_where_nothing_observes_them():
+    layer = nn.TransformerEncoderLayer(D, HEADS, dim_feedforward=FF, dropout=0.0, activation="gelu")
+    x = mt.randn(S, N, D)
+    names = lambda out: {type(node).__name__ for node in _nodes(out.grad_fn)}  # noqa: E731
+    assert "GELULinearBackward0" in names(layer(x))
+    seen = []
+    layer.linear2.register_forward_hook(lambda *args: seen.append(1))
+    assert "GELULinearBackward0" not in names(layer(x)) and seen
+    dropping = nn.TransformerEncoderLayer(D, HEADS, dim_feedforward=FF, dropout=0.1, activation="gelu")
+    assert "GELULinearBackward0" not in names(dropping(x))
+    assert "GELULinearBackward0" in names(dropping.eval()(x))
+
+
+def _nodes(root) -> list:
+    seen, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node is None or any(node is s for s in seen):
+            continue
+        seen.append(node)
+        stack.extend(n for n, _ in node.next_functions)
+    return seen

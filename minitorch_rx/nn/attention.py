@@ -182,7 +182,7 @@ class MultiheadAttention(Module):
             mask._data if isinstance(mask, Tensor) else mask, causal_only, length, k.shape[2], query._data
         )
         dropout_p = self.dropout if self.training else 0.0
-        out, weights = attention_ops.attention(q, k, v, bias, keep, dropout_p, None)
+        out, weights = attention_ops.attention(q, k, v, bias, keep, dropout_p, None, need_weights=need_weights)
         # (L, N, E) in memory, as PyTorch's: a dropout after this layer then draws its mask alike.
         out = self.out_proj(out.permute(2, 0, 1, 3).reshape(length, batch, self.embed_dim))
         if self.batch_first and batched:

@@ -201,7 +201,7 @@ class RNNBase(Module):
         b_hh = getattr(self, "bias_hh" + suffix) if self.bias else None
         w_hr = getattr(self, "weight_hr" + suffix) if self.proj_size else None
         if self.mode == "LSTM" and w_hr is None:  # the whole layer as one node (ops/rnn_cells.py)
-            return rnn_cells.lstm_layer(F.linear(x, w_ih, b_ih), h, c, w_hh, b_hh, reverse)
+            return rnn_cells.lstm_layer(x, w_ih, b_ih, h, c, w_hh, b_hh, reverse)
         steps = rnn_cells.unbind(F.linear(x, w_ih, b_ih))
         outputs: list = [None] * len(steps)
         order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))

@@ -10,6 +10,8 @@ import torch
 
 from .. import init
 from ..autograd.tensor import Tensor
+from ..ops.autocast import state as autocast_state
+from ..ops.linear import gelu_linear
 from . import functional as F
 from .attention import MultiheadAttention
 from .containers import ModuleList
@@ -17,6 +19,26 @@ from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
+
+
+def _feed_forward(layer: Module, x: Tensor) -> Tensor:
+    """``linear2(dropout(activation(linear1(x))))``. With GELU, no dropout in effect and nothing
+    observing ``dropout``/``linear2`` (hooks, another class, autocast), GELU and ``linear2`` run as
+    one node keeping ``linear1``'s output alone (``ops.linear.GELULinear``: 1.5 MiB a layer less in
+    the baby GPT's training step, whose peak RSS is issue 19's bar); the values are the same."""
+    hidden = layer.linear1(x)
+    linear2, dropout = layer.linear2, layer.dropout
+    if (
+        layer.activation is F.gelu
+        and type(linear2) is Linear
+        and type(dropout) is Dropout
+        and (dropout.p == 0 or not dropout.training)
+        and not linear2._module_hooks
+        and not dropout._module_hooks
+        and not autocast_state.active
+    ):
+        return gelu_linear(hidden, linear2.weight, linear2.bias)
+    return linear2(dropout(layer.activation(hidden)))
 
 
 def _activation(activation: str | Callable) -> Callable:
@@ -106,7 +128,7 @@ class TransformerEncoderLayer(Module):
         return self.dropout1(out)
 
     def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self.dropout2(_feed_forward(self, x))
 
 
 class TransformerDecoderLayer(Module):
@@ -192,7 +214,7 @@ class TransformerDecoderLayer(Module):
         return self.dropout2(out)
 
     def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self.dropout3(_feed_forward(self, x))
 
 
 def _clones(module: Module, n: int, owner: str) -> ModuleList:

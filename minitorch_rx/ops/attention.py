@@ -2,9 +2,12 @@
 
 Masks become one additive float constant before the op (bool masks: True takes part, False adds
 -inf; ``is_causal``: the lower triangle takes part). A query row whose keys are all masked gives
-zeros, as PyTorch's, not NaN. Backward needs the probabilities: forward keeps them for a fast
-first-order backward, and under ``create_graph=True`` backward recomputes them from ``q`` and
-``k`` with tensor methods, so the gradient stays differentiable.
+zeros, as PyTorch's, not NaN. Backward needs the probabilities: forward keeps them only where
+the weights are an output (``nn.MultiheadAttention(need_weights=True)``); otherwise backward
+recomputes them from ``q`` and ``k`` (one batched product and a softmax, as flash attention's
+backward does), which keeps ``(..., L, S)`` per layer out of the memory a training step holds.
+Under ``create_graph=True`` backward always recomputes them with tensor methods, so the gradient
+stays differentiable.
 """
 
 from __future__ import annotations
@@ -56,11 +59,13 @@ def _probabilities(q, k, bias, keep, scale: float):
 
 class ScaledDotProductAttention(Function):
     """Outputs ``(out, weights)``: ``weights`` are the probabilities after dropout (what
-    ``nn.MultiheadAttention`` returns); both take gradients. Batch dims broadcast; backward sums
-    each gradient back to its input's shape."""
+    ``nn.MultiheadAttention`` returns); both take gradients. With ``need_weights=False`` the
+    output is ``out`` alone (no zero gradient is made for unused weights, and the probabilities
+    are not kept: backward recomputes them). Batch dims broadcast; backward sums each gradient
+    back to its input's shape."""
 
     @staticmethod
-    def forward(ctx, q, k, v, bias, keep, dropout_p, scale, groups):
+    def forward(ctx, q, k, v, bias, keep, dropout_p, scale, groups, need_weights):
         k_all, v_all = _repeat_heads(k, groups), _repeat_heads(v, groups)
         p = _probabilities(q, k_all, bias, keep, scale)
         dropped = None
@@ -71,12 +76,13 @@ class ScaledDotProductAttention(Function):
                 weights = torch.zeros_like(p)
             else:
                 weights, dropped = torch.native_dropout(p, dropout_p, True)
-        ctx.save_for_backward(q, k, v, p, dropped, bias, keep)
+        ctx.save_for_backward(q, k, v, p if need_weights else None, dropped, bias, keep)
         ctx.params = (dropout_p, scale, groups)
-        return weights.matmul(v_all), weights
+        out = weights.matmul(v_all)
+        return (out, weights) if need_weights else out
 
     @staticmethod
-    def backward(ctx, grad_out, grad_weights):
+    def backward(ctx, grad_out, grad_weights=None):
         q, k, v, p, dropped, bias, keep = ctx.saved_tensors
         dropout_p, scale, groups = ctx.params
         k_all, v_all = _repeat_heads(k, groups), _repeat_heads(v, groups)
@@ -84,20 +90,28 @@ class ScaledDotProductAttention(Function):
             unwrap = [t._data if isinstance(t, Tensor) else t for t in (bias, keep, dropped)]
             bias, keep, dropped = unwrap
             p = _probabilities(q, k_all, bias, keep, scale)
+        elif p is None:  # not kept by forward (weights not an output): recomputed
+            p = _probabilities(q, k_all, bias, keep, scale)
         survive = None
         if dropped is not None:
             survive = dropped * (0.0 if dropout_p == 1 else 1.0 / (1.0 - dropout_p))
             survive = survive.to(p.dtype) if isinstance(survive, torch.Tensor) else survive
         weights = p if survive is None else p * survive
         grad_v = _sum_groups(weights.transpose(-2, -1).matmul(grad_out), groups)
-        grad_p = grad_out.matmul(v_all.transpose(-2, -1)) + grad_weights
+        weights = None
+        grad_p = grad_out.matmul(v_all.transpose(-2, -1))
+        if grad_weights is not None:
+            grad_p = grad_p + grad_weights
         if survive is not None:
             grad_p = grad_p * survive
-        grad_scores = p * (grad_p - (grad_p * p).sum(-1, keepdim=True)) * scale
+        if isinstance(grad_p, torch.Tensor) and grad_p.shape == p.shape:  # first order: in place, no temporaries
+            grad_scores = grad_p.sub_((grad_p * p).sum(-1, keepdim=True)).mul_(p).mul_(scale)
+        else:
+            grad_scores = p * (grad_p - (grad_p * p).sum(-1, keepdim=True)) * scale
         grad_q = grad_scores.matmul(k_all)
         grad_k = _sum_groups(grad_scores.transpose(-2, -1).matmul(q), groups)
         grad_q, grad_k, grad_v = _reduce_to(grad_q, q.shape), _reduce_to(grad_k, k.shape), _reduce_to(grad_v, v.shape)
-        return grad_q, grad_k, grad_v, None, None, None, None, None
+        return grad_q, grad_k, grad_v, None, None, None, None, None, None
 
 
 def _dtype_word(dtype: torch.dtype) -> str:
@@ -136,10 +150,13 @@ def attention(
     dropout_p: float,
     scale: float | None,
     groups: int = 1,
-) -> tuple[Tensor, Tensor]:
-    """The op itself on checked inputs and a prepared mask: ``(output, weights)``."""
+    need_weights: bool = True,
+) -> tuple[Tensor, Tensor | None]:
+    """The op itself on checked inputs and a prepared mask: ``(output, weights)``; ``weights`` is
+    None without ``need_weights`` (then backward recomputes the probabilities, see the module)."""
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    return ScaledDotProductAttention.apply(query, key, value, bias, keep, dropout_p, scale, groups)
+    out = ScaledDotProductAttention.apply(query, key, value, bias, keep, dropout_p, scale, groups, need_weights)
+    return out if need_weights else (out, None)
 
 
 def scaled_dot_product_attention(
@@ -219,5 +236,5 @@ def scaled_dot_product_attention(
                 f"attention scores' shape {list(scores)} (batch..., L={length}, S={source})"
             ) from None
     bias, keep = attention_bias(mask, is_causal, length, source, q)
-    out, _ = attention(query, key, value, bias, keep, dropout_p, scale, groups)
+    out, _ = attention(query, key, value, bias, keep, dropout_p, scale, groups, need_weights=False)
     return out

@@ -39,8 +39,14 @@ def _onednn_linear():
 #: ((1024, 1024) x (1024, 4) 178 vs 258 us, (2, 4096) x (4096, 256) 118 vs 140), from 6 oneDNN did
 #: (a convolution's (6, 25) x (25, 17248) 103 vs 64 us, (4096, 784) x (784, 10) 2271 vs 571):
 #: hence at least ``ONEDNN_MIN_SIDE`` rows, inner and output columns.
+#: The threshold is 2^22, not the 2^20 where oneDNN starts to win on time, for memory: oneDNN's
+#: first product in a process pages in about 4-6 MiB of its code and makes 2.5 MiB of JIT kernels
+#: and caches, and each product shape keeps another 0.6 MiB of primitive cache (measured through
+#: RSS and mallinfo). LeNet-5's fully connected products (2.9M multiply-adds: 44 vs 66 us each)
+#: saved nothing measurable in its step (0.97x the CPU time with them on MKL, 15 interleaved
+#: rounds) but raised the step's peak RSS from 22.9 to 29.6 MiB (torch.nn's: 28-29 MiB).
 ONEDNN = _onednn_linear()
-ONEDNN_FROM = 1 << 20
+ONEDNN_FROM = 1 << 22
 ONEDNN_MIN_SIDE = 6
 
 
@@ -98,6 +104,59 @@ class Linear(Function):
             if grad_bias.shape != bias_shape:
                 grad_bias = grad_bias.sum_to_size(bias_shape)
         return grad_x, grad_weight, grad_bias
+
+
+class GELULinear(Function):
+    """``linear(gelu(h), weight, bias)`` as one node that keeps ``h`` alone: a GELU node and a
+    Linear node keep both ``h`` (GELU's input) and ``gelu(h)`` (Linear's), two buffers of the
+    hidden size; backward recomputes ``gelu(h)`` for the weight's gradient instead. In the baby
+    GPT's feed-forward blocks (768 tokens x 512) that is 1.5 MiB a layer less for a training step
+    to hold, for one GELU more per layer in backward. Gradients as ``GELU`` and ``Linear`` give
+    them, also under ``create_graph`` (recorded ops)."""
+
+    @staticmethod
+    def forward(ctx, h, weight, bias, approximate):
+        a = torch.nn.functional.gelu(h, approximate=approximate)
+        rows = a if a.dim() == 2 else a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+        ctx.save_for_backward(h, weight)
+        ctx.approximate = approximate
+        out = product(rows, weight, bias)
+        return out if rows is a else out.view(*h.shape[:-1], weight.shape[0])
+
+    @staticmethod
+    def backward(ctx, grad):
+        h, weight = ctx.saved_tensors
+        need_h, need_weight, need_bias = ctx.needs_input_grad[:3]
+        grad_rows = grad if grad.dim() == 2 else grad.reshape(-1, grad.shape[-1])
+        grad_h = grad_weight = grad_bias = None
+        if need_weight:
+            if isinstance(h, Tensor):  # create_graph: recorded
+                from .activation import gelu
+
+                a = gelu(h, ctx.approximate)
+            else:
+                a = torch.nn.functional.gelu(h, approximate=ctx.approximate)
+            grad_weight = product(grad_rows.t(), (a if a.dim() == 2 else a.reshape(-1, a.shape[-1])).t())
+            a = None
+        if need_h:
+            grad_a = product(grad_rows, weight.t()).reshape(h.shape)
+            if isinstance(grad_a, Tensor):  # create_graph: recorded
+                grad_h = torch.ops.aten.gelu_backward(grad_a, h, approximate=ctx.approximate)
+            else:  # in grad_a's buffer: one (tokens, hidden) buffer less where a step's memory peaks
+                grad_h = torch.ops.aten.gelu_backward.grad_input(
+                    grad_a, h, approximate=ctx.approximate, grad_input=grad_a
+                )
+        if need_bias:
+            grad_bias = grad_rows.sum(0)
+        return grad_h, grad_weight, grad_bias, None
+
+
+def gelu_linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, approximate: str = "none") -> Tensor:
+    """``linear(gelu(input, approximate), weight, bias)`` as one node keeping ``input`` alone
+    (``GELULinear``); ``input`` ``(*, in_features)``, ``weight`` ``(out_features, in_features)``.
+    For modules that compose the two (``nn.TransformerEncoderLayer``'s feed-forward block); a
+    float32/float64 path without autocast (callers check)."""
+    return GELULinear.apply(input, weight, bias, approximate)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

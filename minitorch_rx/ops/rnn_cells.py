@@ -107,26 +107,32 @@ class LSTMCell(Function):
 
 class LSTMLayer(Function):
     """A whole LSTM layer (one direction) over time as one node, as torch's fused kernels do:
-    ``xg`` ``(T, B, 4H)`` is the input's product for every step (with ``b_ih``); forward runs the
-    recurrence (one ``addmm`` into the gate buffer per step, the gate math in place), backward its
-    own loop over time, saving the activated gates, the cell states and their tanh. The weight's
-    gradient is then one product over all steps instead of one per step, and no step pays the
-    engine's per-node cost. Returns ``(out (T, B, H), h_T, c_T)``; ``reverse`` runs time backwards.
+    forward makes the input's gate products for every step as one product, ``x (T, B, I)`` by
+    ``w_ih`` with both biases, straight into the gate buffer (no separate ``(T, B, 4H)`` input
+    product is made or kept), then runs the recurrence (one product per step added into the gate
+    buffer, the gate math in place); backward runs its own loop over time from the activated gates
+    and cell states saved (their tanh is recomputed, one ``tanh`` over ``(T, B, H)``, not kept).
+    The weights' gradients are then one product over all steps each instead of one per step, and
+    no step pays the engine's per-node cost. Returns ``(out (T, B, H), h_T, c_T)``; ``reverse``
+    runs time backwards.
 
-    Under ``create_graph`` backward re-runs the layer step by step with recorded ``LSTMCell``s
-    and differentiates that, so the gradient is itself differentiable."""
+    Under ``create_graph`` backward re-runs the layer step by step with recorded ops
+    (``linear`` and ``LSTMCell``s) and differentiates that, so the gradient is itself
+    differentiable."""
 
     @staticmethod
-    def forward(ctx, xg, h0, c0, w_hh, b_hh, reverse):
-        steps, batch, gates = xg.shape
+    def forward(ctx, x, w_ih, b_ih, h0, c0, w_hh, b_hh, reverse):
+        steps, batch = x.shape[0], x.shape[1]
+        gates = w_ih.shape[0]
         hidden = gates // 4
-        act = torch.add(xg, b_hh) if b_hh is not None else xg.clone()  # pre-activations, then gates
-        if reverse:
-            act = act.flip(0)
-        out = xg.new_empty(steps, batch, hidden)  # h of each step, in the order processed
-        cs = xg.new_empty(steps + 1, batch, hidden)
+        bias = b_ih if b_hh is None else b_hh if b_ih is None else b_ih + b_hh
+        seq = x.flip(0) if reverse else x  # in the order processed
+        act = _product(seq.reshape(steps * batch, x.shape[2]), w_ih, bias)  # pre-activations, then gates
+        act = act.view(steps, batch, gates)
+        out = act.new_empty(steps, batch, hidden)  # h of each step, in the order processed
+        cs = act.new_empty(steps + 1, batch, hidden)
         cs[0] = c0
-        tanh_cs = xg.new_empty(steps, batch, hidden)
+        tanh_c = act.new_empty(batch, hidden)  # each step's, in one buffer
         w_hh_c = w_hh.contiguous()
         i_all, f_all = act[..., :hidden], act[..., hidden : 2 * hidden]
         g_all, o_all = act[..., 2 * hidden : 3 * hidden], act[..., 3 * hidden :]
@@ -140,36 +146,41 @@ class LSTMLayer(Function):
             c = cs[k + 1]
             torch.mul(f_all[k], cs[k], out=c)
             c.addcmul_(i_all[k], g_all[k])
-            tanh_c = torch.tanh(c, out=tanh_cs[k])
+            torch.tanh(c, out=tanh_c)
             h = torch.mul(o_all[k], tanh_c, out=out[k])
-        ctx.save_for_backward(xg, h0, c0, w_hh, b_hh, act, cs, tanh_cs, out)
+        ctx.save_for_backward(x, w_ih, b_ih, h0, c0, w_hh, b_hh, act, cs, out)
         ctx.reverse = reverse
         h_n, c_n = h.clone(), cs[steps].clone()
         return (out.flip(0) if reverse else out), h_n, c_n
 
     @staticmethod
     def backward(ctx, grad_out, grad_h, grad_c):
-        xg, h0, c0, w_hh, b_hh, act, cs, tanh_cs, out = ctx.saved_tensors
+        x, w_ih, b_ih, h0, c0, w_hh, b_hh, act, cs, out = ctx.saved_tensors
         reverse = ctx.reverse
         if isinstance(grad_out, Tensor) or isinstance(grad_h, Tensor) or isinstance(grad_c, Tensor):
-            return _lstm_layer_recorded_vjp(ctx, (xg, h0, c0, w_hh, b_hh), (grad_out, grad_h, grad_c))
+            inputs = (x, w_ih, b_ih, h0, c0, w_hh, b_hh)
+            return _lstm_layer_recorded_vjp(ctx, inputs, (grad_out, grad_h, grad_c))
         steps, batch, hidden = out.shape
         if reverse:
             grad_out = grad_out.flip(0)
         i, f = act[..., :hidden], act[..., hidden : 2 * hidden]
         g, o = act[..., 2 * hidden : 3 * hidden], act[..., 3 * hidden :]
-        # Per-step coefficients for all steps at once: d c / d h and d gates / d (c or h).
-        dc_dh = o * (1 - tanh_cs * tanh_cs)
-        coeff = torch.empty_like(act)  # (T, B, 4H): the i, f, g parts multiply grad_c, o's grad_h
-        sig = act - act * act  # sigmoid' where the gate is a sigmoid
-        torch.mul(g, sig[..., :hidden], out=coeff[..., :hidden])
-        torch.mul(cs[:-1], sig[..., hidden : 2 * hidden], out=coeff[..., hidden : 2 * hidden])
-        torch.mul(i, 1 - g * g, out=coeff[..., 2 * hidden : 3 * hidden])
-        torch.mul(tanh_cs, sig[..., 3 * hidden :], out=coeff[..., 3 * hidden :])
-        sig = None
-        coeff3 = coeff.view(steps, batch, 4, hidden)[:, :, :3]
-        coeff_o = coeff[..., 3 * hidden :]
+        # Per-step coefficients for all steps at once, each gate's written into its part of the
+        # buffer that the loop then turns into the gate gradients in place (no second (T, B, 4H)
+        # buffer, no (T, B, 4H) temporaries: this is where a step's memory peaks): d gates / d
+        # (c or h), the i, f, g parts multiplying grad_c, o's grad_h; and d c / d h.
         grad_gates = torch.empty_like(act)
+        tanh_cs = torch.tanh(cs[1:])
+        for gate, part, factor in ((i, 0, g), (f, 1, cs[:-1]), (o, 3, tanh_cs)):  # sigmoid' = s - s * s
+            coeff = grad_gates[..., part * hidden : (part + 1) * hidden]
+            torch.mul(gate, gate, out=coeff)
+            torch.sub(gate, coeff, out=coeff)
+            coeff.mul_(factor)
+        coeff = grad_gates[..., 2 * hidden : 3 * hidden]  # tanh' = 1 - g * g
+        torch.mul(g, g, out=coeff)
+        coeff.neg_().add_(1).mul_(i)
+        dc_dh = tanh_cs.mul_(tanh_cs).neg_().add_(1).mul_(o)  # in tanh_cs's buffer
+        tanh_cs = None
         gg3 = grad_gates.view(steps, batch, 4, hidden)[:, :, :3]
         gg_o = grad_gates[..., 3 * hidden :]
         w_t = w_hh.t().contiguous()  # grad_gates @ w_hh as the step product's x @ w.t()
@@ -177,30 +188,48 @@ class LSTMLayer(Function):
         gc = grad_c
         for k in range(steps - 1, -1, -1):
             gc = torch.addcmul(gc, gh, dc_dh[k])
-            torch.mul(gc.unsqueeze(1), coeff3[k], out=gg3[k])
-            torch.mul(gh, coeff_o[k], out=gg_o[k])
+            gg3[k].mul_(gc.unsqueeze(1))
+            gg_o[k].mul_(gh)
             gc = gc * f[k]
             gh = _product(grad_gates[k], w_t)
             if k:
                 gh.add_(grad_out[k - 1])
-        need_xg, need_h0, need_c0, need_w, need_b = ctx.needs_input_grad[:5]
-        grad_w = grad_b = None
-        if need_w:  # sum over steps of grad_gates[k]^T h_{k-1}: one product for steps 1.., one for h0
-            grad_w = _product(grad_gates[0].t(), h0.t())
+        dc_dh = None  # before the products below: the step's memory peaks there
+        need_x, need_w_ih, need_b_ih, need_h0, need_c0, need_w_hh, need_b_hh = ctx.needs_input_grad[:7]
+        rows = grad_gates.view(steps * batch, 4 * hidden)
+        grad_x = grad_w_ih = grad_b_ih = grad_w_hh = grad_b_hh = None
+        if need_x:  # grad_gates @ w_ih, back in time order
+            grad_x = _product(rows, w_ih.t()).view(x.shape)
+            if reverse:
+                grad_x = grad_x.flip(0)
+        if need_w_ih:  # grad_gates^T x over all steps: one product
+            seq = x.flip(0) if reverse else x
+            grad_w_ih = _product(rows.t(), seq.reshape(steps * batch, x.shape[2]).t())
+        if need_w_hh:  # sum over steps of grad_gates[k]^T h_{k-1}: one product for steps 1.., one for h0
+            grad_w_hh = _product(grad_gates[0].t(), h0.t())
             if steps > 1:
-                rows = grad_gates[1:].reshape(-1, 4 * hidden)
-                grad_w.add_(_product(rows.t(), out[:-1].reshape(-1, hidden).t()))
-        if need_b and b_hh is not None:
-            grad_b = grad_gates.sum((0, 1))
-        grad_xg = (grad_gates.flip(0) if reverse else grad_gates) if need_xg else None
-        return grad_xg, (gh if need_h0 else None), (gc if need_c0 else None), grad_w, grad_b, None
+                grad_w_hh.add_(_product(rows[batch:].t(), out[:-1].reshape(-1, hidden).t()))
+        if need_b_ih and b_ih is not None:
+            grad_b_ih = grad_gates.sum((0, 1))
+        if need_b_hh and b_hh is not None:  # the same gradient, in its own tensor
+            grad_b_hh = grad_gates.sum((0, 1)) if grad_b_ih is None else grad_b_ih.clone()
+        return (
+            grad_x,
+            grad_w_ih,
+            grad_b_ih,
+            (gh if need_h0 else None),
+            (gc if need_c0 else None),
+            grad_w_hh,
+            grad_b_hh,
+            None,
+        )
 
 
-def _lstm_layer_steps(xg, h0, c0, w_hh, b_hh, reverse):
-    """``LSTMLayer``'s forward as recorded per-step ops (its create_graph path)."""
+def _lstm_layer_steps(x, w_ih, b_ih, h0, c0, w_hh, b_hh, reverse):
+    """``LSTMLayer``'s forward as recorded ops (its create_graph path)."""
     from .linear import linear
 
-    steps = unbind(xg)
+    steps = unbind(linear(x, w_ih, b_ih))
     outputs: list = [None] * len(steps)
     h, c = h0, c0
     for t in range(len(steps) - 1, -1, -1) if reverse else range(len(steps)):
@@ -216,7 +245,7 @@ def _lstm_layer_recorded_vjp(ctx, inputs: tuple, grads: tuple) -> tuple:
     from ..autograd import engine
 
     proxies = []
-    for x, need in zip(inputs, ctx.needs_input_grad[:5]):
+    for x, need in zip(inputs, ctx.needs_input_grad[: len(inputs)]):
         if not need or x is None:
             proxies.append(None)
         elif x._requires_grad:
@@ -231,9 +260,19 @@ def _lstm_layer_recorded_vjp(ctx, inputs: tuple, grads: tuple) -> tuple:
     return (*(None if p is None else next(found) for p in proxies), None)
 
 
-def lstm_layer(xg: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Tensor | None, reverse: bool) -> tuple:
-    """``(out, h_n, c_n)`` of one LSTM layer and direction over ``xg`` ``(T, B, 4H)`` (``LSTMLayer``)."""
-    return LSTMLayer.apply(xg, h0, c0, w_hh, b_hh, reverse)
+def lstm_layer(
+    x: Tensor,
+    w_ih: Tensor,
+    b_ih: Tensor | None,
+    h0: Tensor,
+    c0: Tensor,
+    w_hh: Tensor,
+    b_hh: Tensor | None,
+    reverse: bool,
+) -> tuple:
+    """``(out, h_n, c_n)`` of one LSTM layer and direction over time-major ``x`` ``(T, B, I)``
+    (``LSTMLayer``)."""
+    return LSTMLayer.apply(x, w_ih, b_ih, h0, c0, w_hh, b_hh, reverse)
 
 
 class GRUCell(Function):
