@@ -72,6 +72,7 @@ class Node:
     _forward_trace: list | None = None  # recorded under detect_anomaly()
     _output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
     _unpack = None  # the unpack hook of what it saved under autograd.graph.saved_tensors_hooks
+    _grad_kernel = None  # its Function's grad_kernel
 
     def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
         """Keep ``tensors`` for backward; an in-place change to any of them is caught there.
@@ -253,6 +254,9 @@ class Function:
     #: Whether the gradient of its (one) input is its output's gradient unchanged: the backward
     #: loop then passes it on without calling ``backward``.
     _passes_gradient = False
+    #: For an op of one input whose gradient is ``kernel(grad, ctx.constant)`` (a ``ConstantOp``):
+    #: that torch kernel, which the first-order backward loop calls without calling ``backward``.
+    grad_kernel: Callable | None = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -262,6 +266,7 @@ class Function:
             "__slots__": cls._node_slots,
             "_function": cls,
             "_passes_gradient": cls._passes_gradient,
+            "_grad_kernel": None if cls.grad_kernel is None else staticmethod(cls.grad_kernel),
             "__module__": cls.__module__,
         }
         cls._node_cls = type(name, (Node,), namespace)

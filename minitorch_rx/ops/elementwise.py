@@ -107,6 +107,7 @@ class SubConstant(ConstantOp):
 class MulConstant(ConstantOp):
     _recorded_as = "Mul"
     kernel = torch.Tensor.mul
+    grad_kernel = torch.Tensor.mul
 
     @staticmethod
     def backward(ctx, grad):
@@ -116,6 +117,7 @@ class MulConstant(ConstantOp):
 class DivConstant(ConstantOp):
     _recorded_as = "Div"
     kernel = torch.Tensor.div
+    grad_kernel = torch.Tensor.div
 
     @staticmethod
     def backward(ctx, grad):
