@@ -406,12 +406,14 @@ def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> N
         if node._simple:  # apply1's nodes: one input that takes the first gradient, one output
             if node._passes_gradient:
                 g = grad
-            elif node._grad_kernel is not None:
-                g = node._grad_kernel(grad, node.constant)
             else:
-                out = node._function.backward(node, grad)
-                g = out[0] if type(out) is tuple else out
-                out = None
+                kernel = node._grad_kernel
+                if kernel is not None:
+                    g = kernel(grad, node.constant)
+                else:
+                    out = node._function.backward(node, grad)
+                    g = out[0] if type(out) is tuple else out
+                    out = None
             grad = None
             if g is not None:
                 parent = inputs[0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 import traceback
+import types
 import weakref
 from collections.abc import Callable
 
@@ -446,8 +447,12 @@ class ConstantOp(Function):
                     return result
             return fallback(self, other)
 
-        method.__name__ = name
-        return method
+        # A code object of its own for each operator: CPython specializes an attribute access per
+        # code object for one class, and each operator's nodes (and, along a chain, their inputs'
+        # nodes) are of one class, while the operators together see several (MulConstantBackward0,
+        # AddConstantBackward0, ...). Shared code would leave every node access unspecialized.
+        code = method.__code__.replace(co_name=name, co_qualname=f"Tensor.{name}")
+        return types.FunctionType(code, method.__globals__, name, None, method.__closure__)
 
 
 def call(fn: type[Function], *args: object):
