@@ -235,9 +235,11 @@ def _ordered_nodes(roots: list[Node]) -> list[Node]:
         node = roots[0]
         while True:
             inputs = node._inputs
-            if not inputs or node._foreign:
+            if not inputs:
                 break
-            if not node._simple and (inputs[0] is None or inputs.count(None) != len(inputs) - 1):
+            if not node._simple and (  # (a simple node's input is in its graph)
+                node._foreign or inputs[0] is None or inputs.count(None) != len(inputs) - 1
+            ):
                 break
             chain.append(node)
             node = inputs[0]

@@ -40,8 +40,8 @@ class Node:
     It holds the nodes of its inputs strongly and nothing that points forward, so an
     output's whole history dies with the output. Attributes that few nodes set are class
     defaults and land in the instance ``__dict__`` only when set. ``_simple`` marks the nodes
-    of ``apply1`` (one input from a single-output node, one output, no broadcasting, no retained
-    output): backward takes a shorter path for them.
+    of ``apply1`` (one input from a single-output node of the same graph, one output, no
+    broadcasting, no retained output): backward takes a shorter path for them.
     """
 
     # The engine's own state is underscored, so that it never collides with what an op stores
@@ -339,6 +339,7 @@ class Function:
         else:
             ref._index = node._index = rxgraph.add_node(ref)
             node._foreign = True
+            node._simple = False
         return result
 
 
@@ -394,6 +395,7 @@ class ConstantOp(Function):
         else:
             ref._index = node._index = rxgraph.add_node(ref)
             node._foreign = True
+            node._simple = False
         return result
 
     @classmethod
@@ -444,6 +446,7 @@ class ConstantOp(Function):
                     else:
                         ref._index = node._index = rxgraph.add_node(ref)
                         node._foreign = True
+                        node._simple = False
                     return result
             return fallback(self, other)
 
