@@ -225,7 +225,27 @@ def _roots_and_grads(tensors, grad_tensors, create_graph: bool = False):
 
 
 def _ordered_nodes(roots: list[Node]) -> list[Node]:
-    """Every node that gradients from ``roots`` can reach, outputs before inputs."""
+    """Every node that gradients from ``roots`` can reach, outputs before inputs (by decreasing
+    creation sequence, as PyTorch's engine runs them)."""
+    if len(roots) == 1:
+        # The root, and the chain of nodes of one input each (in the same graph) that leads from
+        # it, come first, each before its input; the rest is the last one's history, which holds
+        # only older nodes. Walking the chain is cheaper than asking rustworkx for its ancestors.
+        chain = []
+        node = roots[0]
+        while True:
+            inputs = node._inputs
+            if not inputs:
+                break
+            if not node._simple and (  # (a simple node's input is in its graph)
+                node._foreign or inputs[0] is None or inputs.count(None) != len(inputs) - 1
+            ):
+                break
+            chain.append(node)
+            node = inputs[0]
+        if chain:
+            chain += _ordered_nodes([node])
+            return chain
     if len(roots) == 1 and roots[0]._rx is not None and not roots[0]._foreign:
         # The common case: one root, one graph. ancestors() names each node once; map() keeps
         # the per-node work in C.
@@ -389,9 +409,13 @@ def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> N
             if node._passes_gradient:
                 g = grad
             else:
-                out = node._function.backward(node, grad)
-                g = out[0] if type(out) is tuple else out
-                out = None
+                kernel = node._grad_kernel
+                if kernel is not None:
+                    g = kernel(grad, node.constant)
+                else:
+                    out = node._function.backward(node, grad)
+                    g = out[0] if type(out) is tuple else out
+                    out = None
             grad = None
             if g is not None:
                 parent = inputs[0]

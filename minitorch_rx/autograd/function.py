@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 import traceback
+import types
 import weakref
 from collections.abc import Callable
 
@@ -39,8 +40,8 @@ class Node:
     It holds the nodes of its inputs strongly and nothing that points forward, so an
     output's whole history dies with the output. Attributes that few nodes set are class
     defaults and land in the instance ``__dict__`` only when set. ``_simple`` marks the nodes
-    of ``apply1`` (one input from a single-output node, one output, no broadcasting, no retained
-    output): backward takes a shorter path for them.
+    of ``apply1`` (one input from a single-output node of the same graph, one output, no
+    broadcasting, no retained output): backward takes a shorter path for them.
     """
 
     # The engine's own state is underscored, so that it never collides with what an op stores
@@ -72,6 +73,7 @@ class Node:
     _forward_trace: list | None = None  # recorded under detect_anomaly()
     _output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
     _unpack = None  # the unpack hook of what it saved under autograd.graph.saved_tensors_hooks
+    _grad_kernel = None  # its Function's grad_kernel
 
     def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
         """Keep ``tensors`` for backward; an in-place change to any of them is caught there.
@@ -253,6 +255,9 @@ class Function:
     #: Whether the gradient of its (one) input is its output's gradient unchanged: the backward
     #: loop then passes it on without calling ``backward``.
     _passes_gradient = False
+    #: For an op of one input whose gradient is ``kernel(grad, ctx.constant)`` (a ``ConstantOp``):
+    #: that torch kernel, which the first-order backward loop calls without calling ``backward``.
+    grad_kernel: Callable | None = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -262,6 +267,7 @@ class Function:
             "__slots__": cls._node_slots,
             "_function": cls,
             "_passes_gradient": cls._passes_gradient,
+            "_grad_kernel": None if cls.grad_kernel is None else staticmethod(cls.grad_kernel),
             "__module__": cls.__module__,
         }
         cls._node_cls = type(name, (Node,), namespace)
@@ -333,6 +339,7 @@ class Function:
         else:
             ref._index = node._index = rxgraph.add_node(ref)
             node._foreign = True
+            node._simple = False
         return result
 
 
@@ -388,7 +395,67 @@ class ConstantOp(Function):
         else:
             ref._index = node._index = rxgraph.add_node(ref)
             node._foreign = True
+            node._simple = False
         return result
+
+    @classmethod
+    def operator(cls, constants: dict, fallback: Callable[[Tensor, object], Tensor], name: str):
+        """The Tensor operator ``name`` (``__mul__``, ...) whose hot path is this op: ``x op c`` for
+        a Python number ``c`` already cached in ``constants`` (by ``(c, dtype)``), recorded here
+        as ``apply`` records it, inlined (the frames of ``apply`` and of the operator's own lookup
+        are 3% of the op chain); anything else is ``fallback(x, c)``."""
+        node_cls = cls._node_cls
+        kernel = cls.kernel
+        needs = _FIRST_INPUT_ONLY[1]
+        apply = cls.apply
+        get = constants.get
+
+        def method(self: Tensor, other: object) -> Tensor:
+            kind = type(other)
+            if kind is float or kind is int:
+                data = self._data
+                constant = get((other, data.dtype))
+                if constant is not None:
+                    graph = state.recording
+                    parent = self._node
+                    if graph is None or type(self) is not Tensor or not self._requires_grad:
+                        return apply(self, constant)
+                    rxgraph = graph._rx
+                    if parent is None:
+                        parent = accumulator(self, rxgraph)
+                    elif parent._n_outputs != 1:
+                        return apply(self, constant)
+                    node = node_cls()
+                    node._saved = ()
+                    node._simple = True
+                    node.needs_input_grad = needs
+                    node.constant = constant
+                    node._inputs = (parent, None)
+                    node._seq = _next_seq()
+                    node._grad = None
+                    result = _new_tensor(Tensor)
+                    result._data = kernel(data, constant)
+                    result._node = node
+                    result._requires_grad = True
+                    result._grad = result._acc = result._hooks = None
+                    result._out_nr = 0
+                    ref = node._ref = _NodeRef(node, _remove_dead_node)
+                    ref._rx = node._rx = rxgraph
+                    if parent._rx is rxgraph:
+                        ref._index = node._index = rxgraph.add_child(parent._index, ref, None)
+                    else:
+                        ref._index = node._index = rxgraph.add_node(ref)
+                        node._foreign = True
+                        node._simple = False
+                    return result
+            return fallback(self, other)
+
+        # A code object of its own for each operator: CPython specializes an attribute access per
+        # code object for one class, and each operator's nodes (and, along a chain, their inputs'
+        # nodes) are of one class, while the operators together see several (MulConstantBackward0,
+        # AddConstantBackward0, ...). Shared code would leave every node access unspecialized.
+        code = method.__code__.replace(co_name=name, co_qualname=f"Tensor.{name}")
+        return types.FunctionType(code, method.__globals__, name, None, method.__closure__)
 
 
 def call(fn: type[Function], *args: object):
