@@ -440,7 +440,13 @@ def _run_plain_from(root: Node, retain_graph: bool, released: list[Node]) -> Non
                 if not retain_graph:
                     node._inputs = None
                     node._saved = ()
-                    released.append(node)
+                    # Out of its graph now, rather than with the released nodes at the end: nothing
+                    # holds it once the loop moves on, and it dies with no callback to run.
+                    rxgraph = node._rx
+                    if rxgraph is not None:
+                        rxgraph.remove_node(node._index)
+                        node._ref._rx = None  # in case someone else still holds the reference
+                        node._rx = node._ref = None
                 node = parent
                 continue
             if node._tensor_hooks is not None:
