@@ -403,24 +403,34 @@ def _run_plain_from(root: Node, retain_graph: bool, released: list[Node]) -> Non
     """``_run_plain(_ordered_nodes([root]), ...)`` with the chain of one-input nodes that leads
     from ``root`` run as it is walked (the order puts that chain first, each node before its
     input, and each of its nodes takes its gradient from the one before it only): no list of
-    the chain is built and walked again. On an error, no partial gradient is left behind."""
+    the chain is built and walked again. On an error, no partial gradient is left behind.
+
+    A simple node hands the gradient of its input to the next iteration in ``carried`` (its
+    input is the next node, whose buffer was empty) rather than through the input's buffer."""
     node = root
+    carried = None
     try:
         while True:
             inputs = node._inputs
-            if not inputs:
-                break
-            if not node._simple and (  # (a simple node's input is in its graph)
-                node._foreign or inputs[0] is None or inputs.count(None) != len(inputs) - 1
+            if not inputs or (
+                not node._simple  # (a simple node's input is in its graph)
+                and (node._foreign or inputs[0] is None or inputs.count(None) != len(inputs) - 1)
             ):
+                if carried is not None:
+                    node._grad = carried
+                    carried = None
                 break
-            grad = node._grad
-            if grad is None:
-                if not retain_graph:
-                    _release(node, released)
-                node = inputs[0]
-                continue
-            node._grad = None
+            if carried is not None:
+                grad = carried
+                carried = None
+            else:
+                grad = node._grad
+                if grad is None:
+                    if not retain_graph:
+                        _release(node, released)
+                    node = inputs[0]
+                    continue
+                node._grad = None
             if node._simple:  # as in _run_plain
                 if node._passes_gradient:
                     g = grad
@@ -435,7 +445,10 @@ def _run_plain_from(root: Node, retain_graph: bool, released: list[Node]) -> Non
                 grad = None
                 parent = inputs[0]
                 if g is not None:
-                    parent._grad = g if parent._grad is None else _sum(parent._grad, g)
+                    if parent._grad is None:
+                        carried = g
+                    else:
+                        parent._grad = _sum(parent._grad, g)
                     g = None
                 if not retain_graph:
                     node._inputs = None
