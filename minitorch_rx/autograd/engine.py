@@ -293,7 +293,13 @@ def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture,
         for node, _ in roots:
             if node._inputs is None and not isinstance(node, AccumulateGrad):
                 raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        order = _ordered_nodes([node for node, _ in roots])
+        anomaly = state.anomaly
+        # Observers (the profiler, autograd/observe.py) see the nodes the general loop runs.
+        plain = capture is None and not anomaly and not create_graph and not state.observers
+        if plain and len(roots) == 1 and not state.backward_depth:
+            order = None  # _run_plain_from orders the nodes as it runs them
+        else:
+            order = _ordered_nodes([node for node, _ in roots])
         # A backward inside another one's (a Function's backward, a hook, checkpointing) keeps
         # its gradients apart from the outer pass's buffers, which it puts back when done.
         outer_buffers = _take_buffers(order) if state.backward_depth else None
@@ -303,20 +309,20 @@ def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture,
         dropped = ()
         if capture_nodes is not None:
             order, dropped = _on_paths_to(order, capture_nodes)
-        anomaly = state.anomaly
         previous_mode, previous_differentiating = state.grad_enabled, state.differentiating
         state.grad_enabled = create_graph
         state.differentiating = create_graph
         state.backward_depth += 1
         released: list[Node] = []
         try:
-            # Observers (the profiler, autograd/observe.py) see the nodes the general loop runs.
-            if capture is None and not anomaly and not create_graph and not state.observers:
+            if order is None:
+                _run_plain_from(roots[0][0], retain_graph, released)
+            elif plain:
                 _run_plain(order, retain_graph, released)
             else:
                 _run_in_order(order, retain_graph, capture, capture_nodes, anomaly, released, create_graph)
         except BaseException:
-            for node in order:  # leave no partial gradient behind: the graph stays usable
+            for node in order or ():  # leave no partial gradient behind: the graph stays usable
                 node._grad = None if node._n_outputs == 1 else [None] * node._n_outputs
             raise
         finally:
@@ -391,6 +397,89 @@ def _graph_lock(rxgraph) -> threading.RLock:
 
 
 _LOCKS_LOCK = threading.Lock()
+
+
+def _run_plain_from(root: Node, retain_graph: bool, released: list[Node]) -> None:
+    """``_run_plain(_ordered_nodes([root]), ...)`` with the chain of one-input nodes that leads
+    from ``root`` run as it is walked (the order puts that chain first, each node before its
+    input, and each of its nodes takes its gradient from the one before it only): no list of
+    the chain is built and walked again. On an error, no partial gradient is left behind.
+
+    A simple node hands the gradient of its input to the next iteration in ``carried`` (its
+    input is the next node, whose buffer was empty) rather than through the input's buffer."""
+    node = root
+    carried = None
+    try:
+        while True:
+            inputs = node._inputs
+            if not inputs or (
+                not node._simple  # (a simple node's input is in its graph)
+                and (node._foreign or inputs[0] is None or inputs.count(None) != len(inputs) - 1)
+            ):
+                if carried is not None:
+                    node._grad = carried
+                    carried = None
+                break
+            if carried is not None:
+                grad = carried
+                carried = None
+            else:
+                grad = node._grad
+                if grad is None:
+                    if not retain_graph:
+                        _release(node, released)
+                    node = inputs[0]
+                    continue
+                node._grad = None
+            if node._simple:  # as in _run_plain
+                if node._passes_gradient:
+                    g = grad
+                else:
+                    kernel = node._grad_kernel
+                    if kernel is not None:
+                        g = kernel(grad, node.constant)
+                    else:
+                        out = node._function.backward(node, grad)
+                        g = out[0] if type(out) is tuple else out
+                        out = None
+                grad = None
+                parent = inputs[0]
+                if g is not None:
+                    if parent._grad is None:
+                        carried = g
+                    else:
+                        parent._grad = _sum(parent._grad, g)
+                    g = None
+                if not retain_graph:
+                    node._inputs = None
+                    node._saved = ()
+                    # Out of its graph now, rather than with the released nodes at the end: nothing
+                    # holds it once the loop moves on, and it dies with no callback to run.
+                    rxgraph = node._rx
+                    if rxgraph is not None:
+                        rxgraph.remove_node(node._index)
+                        node._ref._rx = None  # in case someone else still holds the reference
+                        node._rx = node._ref = None
+                node = parent
+                continue
+            if node._tensor_hooks is not None:
+                grad = run_output_hooks(node, grad)
+            _backward_node(node, grad, inputs, anomaly=False)
+            grad = None
+            if not retain_graph:
+                _release(node, released)
+            node = inputs[0]
+    except BaseException:
+        for rest in _ordered_nodes([node]):
+            rest._grad = None if rest._n_outputs == 1 else [None] * rest._n_outputs
+        raise
+    order = _ordered_nodes([node])
+    try:
+        _run_plain(order, retain_graph, released)
+    except BaseException:
+        for rest in order:
+            rest._grad = None if rest._n_outputs == 1 else [None] * rest._n_outputs
+        raise
 
 
 def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> None:

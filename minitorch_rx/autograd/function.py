@@ -401,7 +401,7 @@ class ConstantOp(Function):
     @classmethod
     def operator(cls, constants: dict, fallback: Callable[[Tensor, object], Tensor], name: str):
         """The Tensor operator ``name`` (``__mul__``, ...) whose hot path is this op: ``x op c`` for
-        a Python number ``c`` already cached in ``constants`` (by ``(c, dtype)``), recorded here
+        a Python number ``c`` already cached in ``constants`` (``constants[dtype][c]``), recorded here
         as ``apply`` records it, inlined (the frames of ``apply`` and of the operator's own lookup
         are 3% of the op chain); anything else is ``fallback(x, c)``."""
         node_cls = cls._node_cls
@@ -414,7 +414,8 @@ class ConstantOp(Function):
             kind = type(other)
             if kind is float or kind is int:
                 data = self._data
-                constant = get((other, data.dtype))
+                table = get(data.dtype)
+                constant = None if table is None else table.get(other)
                 if constant is not None:
                     graph = state.recording
                     parent = self._node

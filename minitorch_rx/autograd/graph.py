@@ -35,8 +35,23 @@ def remove_nodes(nodes: list) -> None:
     """Take live nodes out of their graphs now (after backward has released them), one call
     into rustworkx per graph. Their weak references go with them (rustworkx held the only
     other one), so no callback runs when the nodes die."""
-    indices: dict = {}
+    if not nodes:
+        return
+    # The common case, every node in one graph, without a dict lookup per node.
+    rxgraph = nodes[0]._rx
+    members = []
+    append = members.append
     for node in nodes:
+        if node._rx is not rxgraph or rxgraph is None:
+            break
+        append(node._index)
+        node._ref._rx = None
+        node._rx = node._ref = None
+    else:
+        rxgraph.remove_nodes_from(members)
+        return
+    indices: dict = {rxgraph: members} if members else {}
+    for node in nodes:  # (those already taken have no graph left)
         rxgraph = node._rx
         if rxgraph is not None:
             members = indices.get(rxgraph)

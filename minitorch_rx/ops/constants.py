@@ -21,7 +21,10 @@ from ..autograd.tensor import Tensor, detach_torch
 TENSOR_TYPES = (Tensor, torch.Tensor)
 _CACHED_DTYPES = (torch.float32, torch.float64)
 _MAX_CACHED = 4096
-_cache: dict[tuple, torch.Tensor] = {}
+#: Per cached dtype, the constants by value: two dict lookups with cheap keys (the dtype by identity,
+#: the number often by identity too, a literal of the caller's code) cost less than one by a
+#: ``(value, dtype)`` tuple built and hashed per op.
+_cache: dict[torch.dtype, dict[float | int, torch.Tensor]] = {dtype: {} for dtype in _CACHED_DTYPES}
 
 
 def operand(value: object, like: torch.Tensor) -> object:
@@ -36,13 +39,13 @@ def operand(value: object, like: torch.Tensor) -> object:
         dtype = like.dtype
         # Keys compare by value, so -0.0 would find 0.0's tensor (and int 0's), and NaNs would
         # never be found again: zeros and NaNs pass as Python numbers, which torch takes exactly.
-        if dtype in _CACHED_DTYPES and value == value and value != 0:
-            key = (value, dtype)
-            constant = _cache.get(key)
+        table = _cache.get(dtype)
+        if table is not None and value == value and value != 0:
+            constant = table.get(value)
             if constant is None:
-                if len(_cache) >= _MAX_CACHED:
-                    _cache.clear()
-                constant = _cache[key] = torch.tensor(value, dtype=dtype)
+                if len(table) >= _MAX_CACHED:
+                    table.clear()
+                constant = table[value] = torch.tensor(value, dtype=dtype)
             return constant
         return value
     if kind is bool or isinstance(value, (int, float, complex)):

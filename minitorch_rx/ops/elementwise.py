@@ -16,7 +16,8 @@ def binary(fn: type[Function], a: object, b: object) -> Tensor:
         kind = type(b)
         if kind is float or kind is int:
             # The hot path, a Python number already cached as a constant: one frame fewer than operand().
-            constant = _constants.get((b, a._data.dtype))
+            table = _constants.get(a._data.dtype)
+            constant = None if table is None else table.get(b)
             if constant is not None:
                 with_constant = _WITH_CONSTANT.get(fn)
                 return fn.apply1(a, constant) if with_constant is None else with_constant.apply(a, constant)
