@@ -38,7 +38,9 @@ def test_the_profiler_suite_times_steps_with_the_profiler_on_and_off():
 def test_the_memory_worker_reports_the_rise_of_its_peak(model):
     for impl in ("minitorch_rx", "torch"):
         result = memory.worker(model, impl, steps=1, size=2)
-        assert result["peak_rise_mib"] >= 0 and result["baseline_mib"] > 0
+        # Linux syncs each thread's resident-set counters lazily, so the high-water mark of one
+        # batch-2 step can read a fraction of a MiB below the baseline taken just after its reset.
+        assert result["peak_rise_mib"] > -1 and result["baseline_mib"] > 0
 
 
 def test_the_accuracy_suite_trains_both_twins_alike():
