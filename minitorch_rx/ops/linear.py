@@ -73,6 +73,13 @@ def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) 
     return torch.mm(x, w.t()) if bias is None else torch.addmm(bias, x, w.t())
 
 
+def _rows(t):
+    """``t`` (*, n) as the (rows, n) matrix a product takes: ``t`` itself when 2-D (most calls:
+    no reshape), else a reshape folding the leading dims. torch data or, under create_graph,
+    mt.Tensors alike."""
+    return t if t.dim() == 2 else t.reshape(math.prod(t.shape[:-1]), t.shape[-1])
+
+
 class Linear(Function):
     """Batch dims are folded for one product, and 2-D inputs (most calls) skip the reshapes:
     a reshape and a view cost 3-9 us beside an MLP's 170 us product, more than alone."""
@@ -80,7 +87,7 @@ class Linear(Function):
     @staticmethod
     def forward(ctx, x, weight, bias):
         need_x, need_weight, _ = ctx.needs_input_grad
-        rows = x if x.dim() == 2 else x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
+        rows = _rows(x)
         ctx.save_for_backward(x if need_weight else None, weight if need_x else None)
         ctx.shapes = (x.shape, None if bias is None else bias.shape)
         out = product(rows, weight, bias)
@@ -90,15 +97,14 @@ class Linear(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         x_shape, bias_shape = ctx.shapes
-        grad_rows = grad if grad.dim() == 2 else grad.reshape(-1, grad.shape[-1])
+        grad_rows = _rows(grad)
         grad_x = grad_weight = grad_bias = None
         if weight is not None:
             grad_x = product(grad_rows, weight.t())
             if grad_rows is not grad:
                 grad_x = grad_x.view(x_shape)
         if x is not None:
-            rows = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
-            grad_weight = product(grad_rows.t(), rows.t())
+            grad_weight = product(grad_rows.t(), _rows(x).t())
         if ctx.needs_input_grad[2]:
             grad_bias = grad_rows.sum(0)
             if grad_bias.shape != bias_shape:
@@ -117,7 +123,7 @@ class GELULinear(Function):
     @staticmethod
     def forward(ctx, h, weight, bias, approximate):
         a = torch.nn.functional.gelu(h, approximate=approximate)
-        rows = a if a.dim() == 2 else a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+        rows = _rows(a)
         ctx.save_for_backward(h, weight)
         ctx.approximate = approximate
         out = product(rows, weight, bias)
@@ -127,7 +133,7 @@ class GELULinear(Function):
     def backward(ctx, grad):
         h, weight = ctx.saved_tensors
         need_h, need_weight, need_bias = ctx.needs_input_grad[:3]
-        grad_rows = grad if grad.dim() == 2 else grad.reshape(-1, grad.shape[-1])
+        grad_rows = _rows(grad)
         grad_h = grad_weight = grad_bias = None
         if need_weight:
             if isinstance(h, Tensor):  # create_graph: recorded
@@ -136,7 +142,7 @@ class GELULinear(Function):
                 a = gelu(h, ctx.approximate)
             else:
                 a = torch.nn.functional.gelu(h, approximate=ctx.approximate)
-            grad_weight = product(grad_rows.t(), (a if a.dim() == 2 else a.reshape(-1, a.shape[-1])).t())
+            grad_weight = product(grad_rows.t(), _rows(a).t())
             a = None
         if need_h:
             grad_a = product(grad_rows, weight.t()).reshape(h.shape)
