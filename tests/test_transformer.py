@@ -10,6 +10,7 @@ import torch
 
 import minitorch_rx as mt
 import minitorch_rx.nn as nn
+from tests.helpers import compare_with_torch
 
 # torch's own modules warn about its nested-tensor fast path and mixed mask types; not ours.
 pytestmark = [
@@ -258,6 +259,11 @@ def test_gelu_then_linear_as_one_node_keeps_its_input_alone_and_passes_gradcheck
     )
     torch.testing.assert_close(out.torch(), expected)
     fused = lambda h, w, b: gelu_linear(h, w, b, approximate)  # noqa: E731
+    compare_with_torch(
+        fused,
+        lambda h, w, b: torch.nn.functional.linear(torch.nn.functional.gelu(h, approximate=approximate), w, b),
+        [h.torch(), w.torch(), b.torch()],
+    )
     assert mt.autograd.gradcheck(fused, (h, w, b))
     assert mt.autograd.gradgradcheck(fused, (h, w, b))
     assert mt.autograd.gradcheck(lambda h, w: gelu_linear(h, w, None, approximate), (h, w))
