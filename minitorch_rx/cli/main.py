@@ -137,7 +137,7 @@ def _eval(args: argparse.Namespace) -> int:
         model = models.get(args.model, pretrained=args.dataset, **kwargs)
     else:
         model = models.get(args.model, **kwargs)
-        state = load(args.checkpoint)
+        state = load(args.checkpoint, map_location="cpu")  # trained on a GPU, usable without one
         trained = json.loads(state["config"]) if isinstance(state, dict) and "config" in state else {}
         if trained and trained.get("model") != args.model:
             raise UsageError(

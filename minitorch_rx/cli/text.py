@@ -137,7 +137,7 @@ def train_text(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     start, log = 0, []
     if args.resume:
-        state = load(args.resume)
+        state = load(args.resume, map_location="cpu")  # the model is on --device: load_state_dict copies there
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         start, log = state["iter"], state.get("log", [])
@@ -253,7 +253,7 @@ def sample(args: argparse.Namespace) -> int:
     if args.checkpoint is None:
         model = models.get(args.model, pretrained=True)
     else:
-        state = load(args.checkpoint)
+        state = load(args.checkpoint, map_location="cpu")  # trained on a GPU, usable without one
         config = state.get("config", {}) if isinstance(state, dict) else {}
         kwargs = _model_kwargs(args.model, vocab.vocab_size, config.get("block_size", 64))
         model = models.get(args.model, **kwargs)

@@ -183,7 +183,7 @@ def _train(config: TrainConfig, workers: Workers) -> History:
     history = History()
     start_epoch = 0
     if config.resume:
-        checkpoint = load(config.resume)
+        checkpoint = load(config.resume, map_location="cpu")  # state dicts copy onto the model's device
         start_epoch = checkpoint["epoch"]
         _check_resume(config, json.loads(checkpoint.get("config", "{}")), start_epoch)
         model.load_state_dict(checkpoint["model"])
