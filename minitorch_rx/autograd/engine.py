@@ -207,6 +207,10 @@ def _roots_and_grads(tensors, grad_tensors, create_graph: bool = False):
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g_data.shape} and output[{i}] "
                     f"has a shape of {data.shape}."
                 )
+            if g_data.device != data.device and g_data.dim() != 0:  # torch moves only a 0-dim gradient
+                raise RuntimeError(
+                    f"invalid gradient at index {i} - expected device {data.device} but got {g_data.device}"
+                )
             if g_data.dtype != data.dtype or g_data.device != data.device:
                 g = g.to(dtype=data.dtype, device=data.device)
             if not (create_graph and isinstance(g, Tensor)):
