@@ -57,6 +57,7 @@ from . import (  # noqa: E402  (they build on the names above)
     models,
     nn,
     optim,
+    special,
     tensor_methods,
     utils,
 )
@@ -116,6 +117,19 @@ from .ops.activation import (
     swish,
     tanh,
 )
+from .ops.blas import (
+    addbmm,
+    addmv,
+    addr,
+    block_diag,
+    cartesian_prod,
+    combinations,
+    inner,
+    kron,
+    mv,
+    tensordot,
+    vdot,
+)
 from .ops.compare import (
     all,
     allclose,
@@ -174,6 +188,7 @@ from .ops.elementwise import (
     mul,
     neg,
     pow,
+    rsub,
     sin,
     sqrt,
     sub,
@@ -261,6 +276,35 @@ from .ops.piecewise import (
     rrelu,
     threshold,
 )
+from .ops.pointwise import (
+    addcdiv,
+    addcmul,
+    angle,
+    conj,
+    conj_physical,
+    copysign,
+    deg2rad,
+    float_power,
+    fmax,
+    fmin,
+    frexp,
+    heaviside,
+    isneginf,
+    isposinf,
+    isreal,
+    ldexp,
+    logaddexp2,
+    nan_to_num,
+    nextafter,
+    positive,
+    rad2deg,
+    real,
+    resolve_conj,
+    resolve_neg,
+    sgn,
+    signbit,
+    true_divide,
+)
 from .ops.reduce import (
     amax,
     amin,
@@ -313,6 +357,19 @@ from .ops.sort import (
     topk,
     unique,
     unique_consecutive,
+)
+from .ops.special import (
+    digamma,
+    erfc,
+    i0,
+    igamma,
+    igammac,
+    lgamma,
+    logit,
+    mvlgamma,
+    polygamma,
+    sinc,
+    xlogy,
 )
 from .ops.split import (
     chunk,

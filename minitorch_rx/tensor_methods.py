@@ -12,6 +12,7 @@ from . import creation, random
 from .autograd.tensor import Tensor, detach_torch
 from .ops import (
     activation,
+    blas,
     compare,
     diagonal,
     elementwise,
@@ -20,11 +21,13 @@ from .ops import (
     linalg,
     math,
     piecewise,
+    pointwise,
     recorded,
     reduce,
     scan,
     shape,
     sort,
+    special,
     split,
     tile,
 )
@@ -293,16 +296,22 @@ METHODS = {
 }
 
 
-def _sgn(self: Tensor) -> Tensor:
-    return Tensor._make(self._data.sgn(), None)
-
-
 def _matrix_transposed(self: Tensor) -> Tensor:
     if self._data.dim() < 2:
         raise RuntimeError(
             f"tensor.mT is only supported on matrices or batches of matrices. Got {self._data.dim()}-D tensor."
         )
     return shape.transpose(self, -2, -1)
+
+
+def _conj_transposed(self: Tensor) -> Tensor:
+    if self._data.dim() not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self._data.dim()}-D tensor.")
+    return shape.t(self)
+
+
+def _polygamma(self: Tensor, n: int) -> Tensor:
+    return special.polygamma(n, self)
 
 
 def _resize_(self: Tensor, *sizes) -> Tensor:
@@ -314,7 +323,6 @@ def _resize_(self: Tensor, *sizes) -> Tensor:
     return self
 
 
-METHODS["sgn"] = _sgn
 METHODS["resize_"] = _resize_
 #: Elementwise math with a method and an in-place method of the same name (``log1p``, ``log1p_``).
 MATH = [
@@ -352,9 +360,30 @@ MATH = [
     "clamp_min",
     "clamp_max",
 ]
-for _name in MATH:
-    METHODS[_name] = getattr(math, _name)
-    METHODS[_name + "_"] = _inplace_op(getattr(math, _name), _name + "_")
+METHODS["polygamma"] = _polygamma
+METHODS["polygamma_"] = _inplace_op(_polygamma, "polygamma_")
+#: Ops with a method and an in-place method of the same name, by the module that defines them.
+WITH_INPLACE = {
+    math: MATH,
+    special: ["lgamma", "digamma", "erfc", "i0", "sinc", "logit", "xlogy", "igamma", "igammac", "mvlgamma"],
+    pointwise: "addcmul addcdiv copysign deg2rad rad2deg float_power heaviside ldexp nan_to_num nextafter "
+    "true_divide sgn conj_physical".split(),
+    blas: ["addmv", "addr", "addbmm"],
+}
+for _module, _names in WITH_INPLACE.items():
+    for _name in _names:
+        METHODS[_name] = getattr(_module, _name)
+        METHODS[_name + "_"] = _inplace_op(getattr(_module, _name), _name + "_")
+for _module, _names in (
+    (
+        pointwise,
+        "angle conj fmax fmin frexp isneginf isposinf isreal logaddexp2 positive resolve_conj resolve_neg "
+        "signbit".split(),
+    ),
+    (blas, ["mv", "kron", "inner", "vdot"]),
+):
+    for _name in _names:
+        METHODS[_name] = getattr(_module, _name)
 METHODS["logaddexp"] = math.logaddexp
 for _name in ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "fix"]:
     METHODS[_name] = getattr(math, _name)
@@ -381,4 +410,7 @@ for _name, _method in METHODS.items():
     setattr(Tensor, _name, _method)
 Tensor.T = property(_transposed)
 Tensor.mT = property(_matrix_transposed)
+Tensor.mH = property(_matrix_transposed)  # real tensors: the conjugate transpose is the transpose
+Tensor.H = property(_conj_transposed)
+Tensor.real = property(pointwise.real)
 del recorded  # imported for its registrations
