@@ -35,6 +35,21 @@ __all__ = [
 ]
 
 
+class SelfXlogy(Function):
+    """``xlogy(t, t)``: ``t * log(t)``, 0 where ``t`` is 0 (NaN below 0); as ``xlogy``'s
+    derivatives in both arguments, its gradient is ``log(t) + 1``, NaN at 0 (``t / t``)."""
+
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return torch.xlogy(t, t)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (t,) = ctx.saved_tensors
+        return grad * (t.log().where(t != 0, 0.0) + t / t)
+
+
 def reduce_loss(loss: Tensor, reduction: int) -> Tensor:
     """An unreduced loss reduced as ``reduction`` (NONE, MEAN or SUM) says, recorded."""
     if reduction == MEAN:
@@ -215,9 +230,7 @@ def kl_div(
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        positive = target > 0
-        safe_target = target.where(positive, 1.0)
-        loss = (target * safe_target.log()).where(positive, 0.0) - target * input
+        loss = SelfXlogy.apply(target) - target * input
     reduced = reduce_loss(loss, reduction_enum)
     if reduction == "batchmean" and input._data.dim() != 0:
         reduced = reduced / input._data.shape[0]

@@ -215,6 +215,38 @@ def layer_norm(
     return LayerNorm.apply(input, shape, weight, bias, eps)
 
 
+def rms_norm(
+    input: Tensor,
+    normalized_shape: int | Sequence[int],
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    """``input / sqrt(mean(input**2) + eps)`` over the trailing ``normalized_shape`` dims, times
+    ``weight``; ``eps`` defaults to the dtype's machine epsilon, as PyTorch's. Composed from
+    recorded ops, as PyTorch's own composite.
+
+    >>> import minitorch_rx as mt
+    >>> [round(v, 4) for v in rms_norm(mt.tensor([[3.0, 4.0]]), [2]).tolist()[0]]
+    [0.8485, 1.1314]
+    """
+    input = tensor_arg(input, "rms_norm")
+    shape = (
+        [normalized_shape]
+        if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool)
+        else list(int_tuple(normalized_shape, "rms_norm", "normalized_shape", 2))
+    )
+    if list(input.shape[input.dim() - len(shape) :]) != shape or len(shape) > input.dim():
+        raise RuntimeError(
+            f"Given normalized_shape={shape}, expected input with shape [*{', '.join(map(str, shape))}], "
+            f"but got input of size{list(input.shape)}"
+        )
+    if eps is None:
+        eps = torch.finfo(input.dtype).eps
+    dims = tuple(range(-len(shape), 0))
+    out = input / ((input * input).mean(dims, keepdim=True) + eps).sqrt()
+    return out if weight is None else out * weight
+
+
 class GroupNorm(Function):
     """Group normalization (instance normalization is its case ``groups == C``) on torch's fused
     kernels; under ``create_graph`` the gradients are composed of recorded ops instead
