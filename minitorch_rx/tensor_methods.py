@@ -29,6 +29,7 @@ from .ops import (
     sort,
     special,
     split,
+    statistics,
     tile,
 )
 
@@ -369,6 +370,7 @@ WITH_INPLACE = {
     pointwise: "addcmul addcdiv copysign deg2rad rad2deg float_power heaviside ldexp nan_to_num nextafter "
     "true_divide sgn conj_physical".split(),
     blas: ["addmv", "addr", "addbmm"],
+    statistics: ["renorm"],
 }
 for _module, _names in WITH_INPLACE.items():
     for _name in _names:
@@ -381,6 +383,11 @@ for _module, _names in (
         "signbit".split(),
     ),
     (blas, ["mv", "kron", "inner", "vdot"]),
+    (
+        statistics,
+        "aminmax corrcoef cov cummax cummin diff dist histc histogram logcumsumexp msort nanmean nanmedian "
+        "nanquantile nansum quantile".split(),
+    ),
 ):
     for _name in _names:
         METHODS[_name] = getattr(_module, _name)
