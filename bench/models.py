@@ -10,12 +10,12 @@ Without ``--reps``, each timed sample runs steps for about 0.2 s (one ResNet-20 
 steps): single millisecond steps vary 2x on a shared machine. ``--conv native`` sets
 ``mt.backends.conv`` (aten's convolution kernels under our engine); the bars are im2col's.
 
-Cases (bars of issues 7 and 19):
-- ``mlp``: MLP 784-128-10, batch 64, SGD, against torch.nn (at most 0.85x).
+Cases (bars of issues 7 and 26; the native convolution's: at most 1.0x):
+- ``mlp``: MLP 784-128-10, batch 64, SGD, against torch.nn (at most 0.95x).
 - ``lenet5-im2col``: LeNet-5, batch 64, SGD with momentum, against torch.autograd running
   im2col itself (columns from ``Tensor.unfold`` views, one matmul per conv; at most 0.9x).
-- ``lenet5``: the same step against torch.nn with its native convolution (at most 1.05x).
-- ``resnet20``: ResNet-20 on CIFAR-10 shapes, batch 128, SGD with momentum (at most 1.10x).
+- ``lenet5``: the same step against torch.nn with its native convolution (at most 1.15x).
+- ``resnet20``: ResNet-20 on CIFAR-10 shapes, batch 128, SGD with momentum (at most 1.30x).
 """
 
 from __future__ import annotations
@@ -145,8 +145,11 @@ class Case:
     bar: float
 
 
+#: The bar of the convolution cases under ``mt.backends.conv = "native"`` (issue 26).
+NATIVE_BAR = 1.0
+
 CASES = {
-    "mlp": Case("mlp", "MLP 784-128-10 step, batch 64 (torch.nn)", "mlp", TorchMLP, (1, 28, 28), 64, 0.0, 0.85),
+    "mlp": Case("mlp", "MLP 784-128-10 step, batch 64 (torch.nn)", "mlp", TorchMLP, (1, 28, 28), 64, 0.0, 0.95),
     "lenet5-im2col": Case(
         "lenet5-im2col",
         "LeNet-5 step, batch 64 (torch im2col)",
@@ -157,9 +160,9 @@ CASES = {
         0.9,
         0.9,
     ),
-    "lenet5": Case("lenet5", "LeNet-5 step, batch 64 (torch.nn)", "lenet5", TorchLeNet5, (1, 28, 28), 64, 0.9, 1.05),
+    "lenet5": Case("lenet5", "LeNet-5 step, batch 64 (torch.nn)", "lenet5", TorchLeNet5, (1, 28, 28), 64, 0.9, 1.15),
     "resnet20": Case(
-        "resnet20", "ResNet-20 step, batch 128 (torch.nn)", "resnet20", TorchResNet20, (3, 32, 32), 128, 0.9, 1.10
+        "resnet20", "ResNet-20 step, batch 128 (torch.nn)", "resnet20", TorchResNet20, (3, 32, 32), 128, 0.9, 1.30
     ),
 }
 
