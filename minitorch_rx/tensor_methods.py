@@ -33,6 +33,7 @@ from .ops import (
     split,
     statistics,
     tile,
+    views,
 )
 
 
@@ -183,6 +184,7 @@ METHODS = {
     "take": index.take,
     "take_along_dim": index.take_along_dim,
     "nonzero": index.nonzero,
+    "nonzero_static": index.nonzero_static,
     "argwhere": index.argwhere,
     # sorting (ops/sort.py)
     "sort": sort.sort,
@@ -313,6 +315,10 @@ def _conj_transposed(self: Tensor) -> Tensor:
     return shape.t(self)
 
 
+def _resize_as_(self: Tensor, other: Tensor) -> Tensor:
+    return _resize_(self, other.shape)
+
+
 def _polygamma(self: Tensor, n: int) -> Tensor:
     return special.polygamma(n, self)
 
@@ -363,6 +369,9 @@ MATH = [
     "clamp_min",
     "clamp_max",
 ]
+METHODS["index_put_"] = _inplace_op(views.index_put, "index_put_")
+METHODS["put_"] = _inplace_op(views.put, "put_")
+METHODS["resize_as_"] = _resize_as_
 METHODS["polygamma"] = _polygamma
 METHODS["polygamma_"] = _inplace_op(_polygamma, "polygamma_")
 #: Ops with a method and an in-place method of the same name, by the module that defines them.
@@ -386,6 +395,11 @@ for _module, _names in (
     ),
     (blas, ["mv", "kron", "inner", "vdot"]),
     (
+        views,
+        "as_strided as_strided_scatter diagflat diagonal_scatter dsplit hsplit index_put narrow_copy put ravel "
+        "select_scatter slice_scatter split_with_sizes tensor_split unsafe_chunk unsafe_split vsplit".split(),
+    ),
+    (
         statistics,
         "aminmax corrcoef cov cummax cummin diff dist histc histogram logcumsumexp msort nanmean nanmedian "
         "nanquantile nansum quantile".split(),
@@ -401,7 +415,7 @@ for _name in ["eq", "ne", "lt", "le", "gt", "ge"]:
 for _name in ["greater", "greater_equal", "less", "less_equal", "not_equal"]:
     METHODS[_name] = getattr(compare, _name)
 # creation and random draws
-for _name in ["new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"]:
+for _name in ["new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "new_tensor"]:
     METHODS[_name] = getattr(creation, _name)
 for _name in ["normal_", "uniform_", "bernoulli_", "exponential_", "random_", "geometric_", "cauchy_", "log_normal_"]:
     METHODS[_name] = getattr(random, _name)

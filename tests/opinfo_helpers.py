@@ -143,9 +143,18 @@ def method_names(ops) -> list[str]:
 
 
 # ------------------------------------------------------------------ conversion
+def _copy(t: torch.Tensor) -> torch.Tensor:
+    """A copy of ``t`` with its own storage of the same geometry (size, strides, offset), so that
+    ops that read the storage (``as_strided``) see what torch's see."""
+    data = t.detach()
+    return torch.empty(0, dtype=data.dtype, device=data.device).set_(
+        data.untyped_storage().clone(), data.storage_offset(), data.shape, data.stride()
+    )
+
+
 def _to_mt(value):
     if isinstance(value, torch.Tensor):
-        return mt.from_torch(value.detach().clone(), requires_grad=value.requires_grad)
+        return mt.from_torch(_copy(value), requires_grad=value.requires_grad)
     if type(value) in (list, tuple):
         return type(value)(_to_mt(v) for v in value)
     if type(value) is dict:

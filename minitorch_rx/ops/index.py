@@ -516,6 +516,12 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, 
     return Tensor._make(torch.nonzero(_raw(input)), None)
 
 
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero`` padded with ``fill_value`` (or cut) to ``size`` rows."""
+    input = _check("nonzero_static", input)
+    return Tensor._make(torch.nonzero_static(_raw(input), size=size, fill_value=fill_value), None)
+
+
 def argwhere(input: Tensor) -> Tensor:
     input = _check("argwhere", input)
     return Tensor._make(torch.argwhere(_raw(input)), None)

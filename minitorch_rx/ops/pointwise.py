@@ -15,7 +15,7 @@ import torch
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
-from .elementwise import add, binary, clone, div, mul
+from .elementwise import add, binary, clone, div, mul, where
 from .elementwise import pow as _pow
 from .special import NoDerivative
 
@@ -300,3 +300,18 @@ signbit = _test(torch.signbit, "signbit")
 isposinf = _test(torch.isposinf, "isposinf")
 isneginf = _test(torch.isneginf, "isneginf")
 isreal = _test(torch.isreal, "isreal")
+
+
+def fill(input: Tensor, value) -> Tensor:
+    """A tensor of ``input``'s shape filled with ``value`` (a number or a 0-dim tensor, which gets
+    the summed gradient; ``input`` gets none)."""
+    input = tensor_arg(input, "fill")
+    if isinstance(value, TENSOR_TYPES):
+        value = tensor_arg(value, "fill", "value", 2)
+        if value.dim() != 0:
+            raise RuntimeError(
+                f"fill only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
+            )
+        value = value.to(input.dtype)
+    everywhere = Tensor._make(torch.ones(input.shape, dtype=torch.bool, device=input.device), None)
+    return where(everywhere, value, input)

@@ -21,7 +21,7 @@ from .elementwise import clamp, mul, sqrt, sub, where
 from .index import gather
 from .linalg import mm, vector_norm
 from .math import lerp
-from .reduce import SelectedAlongDim, amax, amin, mean, std, var
+from .reduce import SelectedAlongDim, _unbiased_first, amax, amin, mean, std, var
 from .reduce import sum as _sum
 from .shape import cat, movedim, reshape, squeeze, unsqueeze
 from .sort import sort
@@ -65,24 +65,17 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
 
 
 # ------------------------------------------------------------------ moments
-def _moment_args(dim, unbiased, keepdim, correction) -> tuple:
-    """``var_mean(x, True)`` (the old positional ``unbiased``) or ``var_mean(x, dim, unbiased, keepdim)``."""
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    return dim, unbiased, keepdim, correction
-
-
 def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None):
     """``(var, mean)`` over ``dim``."""
     input = tensor_arg(input, "var_mean")
-    dim, unbiased, keepdim, correction = _moment_args(dim, unbiased, keepdim, correction)
+    dim, unbiased = _unbiased_first(dim, unbiased)
     return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
 
 def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None):
     """``(std, mean)`` over ``dim``."""
     input = tensor_arg(input, "std_mean")
-    dim, unbiased, keepdim, correction = _moment_args(dim, unbiased, keepdim, correction)
+    dim, unbiased = _unbiased_first(dim, unbiased)
     return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
 
