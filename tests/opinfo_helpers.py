@@ -106,6 +106,9 @@ def counted_ops() -> list:
     """The OpInfos the table counts (see the module docstring)."""
     from torch.testing._internal.common_methods_invocations import op_db
 
+    # Importing torch's test utilities freezes torch.backends' flags for torch's own runner (which
+    # would break later tests that set them); unfreeze them.
+    torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
     return [
         op
         for op in op_db

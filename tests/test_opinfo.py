@@ -40,7 +40,6 @@ KNOWN_FAILURES = {
     "linalg.norm.subgradients_at_zero": "nuclear norm needs singular values (linalg)",
     "linalg.matrix_norm": "nuclear norm needs singular values (linalg)",
     "as_strided_scatter": "torch's gradient for a 0-dim view (size []) is 1 at the element src overwrote; ours is 0",
-    "nn.functional.scaled_dot_product_attention": "wrong: no gradient to a float attn_mask",
 }
 
 #: op id -> why its second derivative differs from torch's today.
