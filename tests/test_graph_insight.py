@@ -91,7 +91,7 @@ def test_profiler_records_forward_ops_and_backward_nodes_in_order():
     prof = _profiled_step()
     names = [(e.name, e.kind) for e in prof.events]
     assert names[:3] == [("MatMul", "forward"), ("ReLU", "forward"), ("Sum", "forward")]
-    assert names[3:6] == [("SumBackward0", "backward"), ("ReLUBackward0", "backward"), ("MatMulBackward0", "backward")]
+    assert names[3:6] == [("SumBackward0", "backward"), ("ReluBackward0", "backward"), ("MmBackward0", "backward")]
     assert sorted(names[6:]) == [("AccumulateGrad", "backward")] * 2
     matmul = prof.events[0]
     assert matmul.input_shapes == ((4, 3), (3, 2))
@@ -198,7 +198,7 @@ def test_svg_layers_put_inputs_above_the_loss():
     with mt.Graph(module=model) as g:
         loss = F.cross_entropy(model(mt.randn(2, 1, 6, 6)), mt.tensor([0, 2]))
     tops = {_texts(n)[0]: float(next(iter(n.iter(SVG + "rect"))).get("y")) for n in _drawn_nodes(g.to_svg())}
-    assert tops["0.weight"] < tops["ConvNdBackward0"] < tops["ReLUBackward0"] < tops["CrossEntropyBackward0"]
+    assert tops["0.weight"] < tops["ConvolutionBackward0"] < tops["ReluBackward0"] < tops["CrossEntropyBackward0"]
     assert max(tops.values()) == tops["CrossEntropyBackward0"]
     del loss
 
@@ -273,7 +273,7 @@ def test_inspect_graph_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", [str(example), "--out", str(tmp_path)])
     runpy.run_path(str(example), run_name="__main__")
     printed = capsys.readouterr().out
-    assert "AccumulateGrad -> ConvNdBackward0 -> BatchNormBackward0" in printed
+    assert "AccumulateGrad -> ConvolutionBackward0 -> NativeBatchNormBackward0" in printed
     assert "after the last backward: 0 nodes, 0 bytes kept" in printed
     assert {p.name for p in tmp_path.iterdir()} == {"graph.svg", "graph.html", "trace.json"}
 

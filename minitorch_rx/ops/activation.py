@@ -17,6 +17,8 @@ aten = torch.ops.aten
 
 
 class ReLU(Function):
+    _node_name = "ReluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x):
         y = torch.relu(x)
@@ -30,6 +32,8 @@ class ReLU(Function):
 
 
 class LeakyReLU(Function):
+    _node_name = "LeakyReluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, negative_slope):
         ctx.save_for_backward(x)
@@ -43,6 +47,8 @@ class LeakyReLU(Function):
 
 
 class ELU(Function):
+    _node_name = "EluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, alpha):
         ctx.save_for_backward(x)
@@ -56,6 +62,8 @@ class ELU(Function):
 
 
 class GELU(Function):
+    _node_name = "GeluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, approximate):
         ctx.save_for_backward(x)
@@ -69,6 +77,8 @@ class GELU(Function):
 
 
 class SiLU(Function):
+    _node_name = "SiluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -171,6 +181,8 @@ SELU_SCALE = 1.0507009873554804934193349852946
 class SELU(Function):
     """``scale * elu(x, alpha)`` with the self-normalizing constants."""
 
+    _node_name = "EluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -184,6 +196,8 @@ class SELU(Function):
 
 class CELU(Function):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+
+    _node_name = "CeluBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, alpha):
