@@ -143,8 +143,7 @@ def test_profiling_leaves_no_trace_outside_its_block():
     _profiled_step()
     assert function._record is record and engine._backward_node is backward_node
     assert state.observers == ()
-    with mt.Graph() as g:
-        assert state.recording is g
+    assert state.recording is mt.autograd.current_graph()
 
 
 def test_gradients_under_the_profiler_are_the_same():
@@ -212,9 +211,30 @@ def test_svg_of_a_plain_graph_names_ops_and_leaves():
     del loss
 
 
+def test_svg_of_a_plain_graph_shows_each_ops_output_shape_and_dtype():
+    a, b = mt.randn(3, 4, requires_grad=True), mt.randn(4, 2, requires_grad=True)
+    with mt.Graph() as g:
+        y = (a @ b).relu().sum()
+    lines = {_texts(n)[0]: _texts(n)[1:] for n in _drawn_nodes(g.to_svg())}
+    assert lines["MmBackward0"][0] == "[3, 2] float32"
+    assert lines["ReluBackward0"][0] == "[3, 2] float32"
+    assert lines["SumBackward0"][0] == "[] float32"
+    del y
+
+
+def test_outside_a_graph_block_ops_keep_their_hot_path():
+    from minitorch_rx.autograd.grad_mode import state
+
+    x = mt.randn(3, requires_grad=True)
+    with mt.Graph():
+        assert state.recording is None  # the block records shapes: ops take the observed path
+    assert state.recording is not None and state.observers == ()
+    assert x.exp().grad_fn is not None
+
+
 def test_svg_with_grads_shows_each_nodes_gradient_norm():
     x = mt.tensor([3.0, 4.0], requires_grad=True)
-    with mt.Graph(detailed=True) as g:
+    with mt.Graph() as g:
         loss = (x * 2).sum()
         loss.backward(retain_graph=True)
     lines = {_texts(n)[0]: _texts(n)[1:] for n in _drawn_nodes(g.to_svg(grads=True))}
@@ -223,7 +243,7 @@ def test_svg_with_grads_shows_each_nodes_gradient_norm():
     assert "grad norm 2.83e+00" in lines["leaf"]  # 2 * ones(2)
 
 
-def test_svg_with_grads_needs_norms_recorded():
+def test_svg_with_grads_needs_a_backward_inside_the_block():
     x = mt.randn(2, requires_grad=True)
     with mt.Graph() as g:
         loss = x.sum()
@@ -251,7 +271,7 @@ def test_html_is_one_file_with_the_svg_and_no_network():
     del loss
 
 
-def test_detailed_graph_restores_the_modules_and_the_hot_path():
+def test_graph_block_restores_the_modules_and_the_hot_path():
     from minitorch_rx.autograd.grad_mode import state
 
     model = _small_cnn()

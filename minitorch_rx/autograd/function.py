@@ -76,7 +76,7 @@ class Node:
     _non_differentiable: frozenset = frozenset()
     _foreign = False  # some input lives in another graph
     _forward_trace: list | None = None  # recorded under detect_anomaly()
-    _output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
+    _output_meta: tuple = ()  # (shape, dtype, device) per output: multi-output nodes, and nodes a Graph block drew
     _unpack = None  # the unpack hook of what it saved under autograd.graph.saved_tensors_hooks
     _grad_kernel = None  # its Function's grad_kernel
 
