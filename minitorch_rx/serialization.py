@@ -243,9 +243,10 @@ def save(obj: Any, path: str | os.PathLike) -> None:
 
 def _check_loadable(temporary: str, path: Path) -> None:
     """Refuse to commit a checkpoint that ``load`` would refuse (one needing code to rebuild):
-    reading back its pickle, with the tensor data memory-mapped, not read."""
+    reading back its pickle, with the tensor data memory-mapped, not read (nor copied back to the
+    GPU its tensors came from)."""
     try:
-        torch.load(temporary, weights_only=True, mmap=True)
+        torch.load(temporary, weights_only=True, mmap=True, map_location="cpu")
     except pickle.UnpicklingError as error:
         raise TypeError(
             f"Cannot save '{path}': mt.load could not read it back, since rebuilding it would run code "
@@ -309,13 +310,15 @@ def _remove_stale_temporaries(path: Path, folder: Path) -> None:
             os.close(handle)
 
 
-def load(path: str | os.PathLike, map_location: str | torch.device | None = None) -> Any:
+def load(path: str | os.PathLike, map_location: str | torch.device | dict | Callable | None = None) -> Any:
     """Read a file written by ``mt.save`` (or a plain ``torch.save`` of tensors and containers).
 
     Never runs code: pickled objects other than tensors and plain containers are refused, with an
-    error naming the first one. ``map_location`` moves the tensors (e.g. ``"cpu"`` for a checkpoint
-    saved on a GPU). Raises ``FileNotFoundError`` for a missing file and ``CheckpointError`` naming
-    the file for a truncated, corrupted, foreign or unsafe one. ``path`` may also be a binary file
+    error naming the first one. ``map_location`` moves the tensors as ``torch.load``'s does (a device,
+    a ``{"cuda:0": "cpu"}`` dict or a function): ``"cpu"`` reads a checkpoint saved on a GPU on a
+    machine without one, where loading it as saved is torch's RuntimeError naming ``map_location``.
+    Raises ``FileNotFoundError`` for a missing file and ``CheckpointError`` naming the file for a
+    truncated, corrupted, foreign or unsafe one. ``path`` may also be a binary file
     object, read from its current position (checked as a file is).
     """
     if hasattr(path, "read"):
@@ -335,6 +338,8 @@ def load(path: str | os.PathLike, map_location: str | torch.device | None = None
     try:
         obj = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as error:  # what a damaged file makes torch's reader raise varies with the damage
+        if isinstance(error, RuntimeError) and "map_location" in str(error):
+            raise  # a sound file of tensors on a device this machine lacks: torch's error says what to pass
         refused = _first_refused_global(path)
         if refused is not None:
             raise CheckpointError(

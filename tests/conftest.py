@@ -1,5 +1,7 @@
 """Shared pytest options: ``--runslow`` runs the long-run and scale tests at full size.
 
+Kernel autotuning (``mt.backends.autotune``) is off in every test: fixed, deterministic choices.
+
 By default those tests run shortened (a tenth of the steps or nodes, under a minute in all on
 two cores); ``pytest --runslow`` runs them at the sizes the reliability issue names. Tests
 that measure something record it with ``record_property``; the figures are listed at the end
@@ -8,7 +10,13 @@ of the run under ``--runslow`` (or ``-rP``).
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Fixed kernel choices in every test (and the processes tests start): deterministic, nothing timed,
+# no cache file written. tests/test_autotune.py turns the tuner on where it tests it.
+os.environ["MINITORCH_RX_AUTOTUNE"] = "0"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

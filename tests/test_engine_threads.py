@@ -84,3 +84,44 @@ def test_a_gradient_of_another_dtype_is_cast_to_the_leafs(dtype):
     w = mt.ones(2, dtype=dtype, requires_grad=True)
     (w * 3).backward(torch.ones(2))
     assert w.grad.dtype == dtype and w.grad.tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("threads", [2, 8])
+@pytest.mark.parametrize("shared", ["loss", "history"])
+def test_threads_backward_through_one_graph_one_wins_the_others_are_told(threads, shared):
+    """Issue 25.4: per round, one thread gets the gradient and every other one PyTorch's error,
+    whether the threads call backward on one loss or each records its own loss (in its own
+    graph) on one shared history, which the first backward frees. Before the fix, passes whose
+    graphs were linked ran at once: two threads of eight both "succeeded" (with each other's
+    gradients mixed in), or one walked nodes the other was removing (``IndexError``)."""
+    rounds = 1600 // threads
+    start = threading.Barrier(threads)
+    for _ in range(rounds):
+        x = mt.randn(8, requires_grad=True)
+        h = x.tanh()
+        for _ in range(4):
+            h = (h * 1.01).sin()
+        loss = (h * h).sum() if shared == "loss" else None
+        results = []
+
+        def work():
+            start.wait()
+            try:
+                (loss if loss is not None else (h * h).sum()).backward()
+                results.append("ok")
+            except RuntimeError as error:
+                results.append(str(error))
+
+        workers = [threading.Thread(target=work) for _ in range(threads)]
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join()
+        assert results.count("ok") == 1, results
+        assert all("Trying to backward through the graph a second time" in r for r in results if r != "ok")
+        expected = x.detach().requires_grad_()
+        e = expected.tanh()
+        for _ in range(4):
+            e = (e * 1.01).sin()
+        (e * e).sum().backward()
+        torch.testing.assert_close(x.grad.torch(), expected.grad.torch(), rtol=0, atol=0)

@@ -196,12 +196,20 @@ def test_cli_trains_a_tiny_gpt_and_samples_from_its_checkpoint(tmp_path, capsys)
     assert main(["sample", "--prompt", "€", "--tokens", "3", "--checkpoint", str(out / "checkpoint.pt")]) == 2
 
 
-def test_train_uses_the_text_defaults_unless_batch_size_or_lr_are_given():
-    from minitorch_rx.cli.arguments import build_parser
+def test_train_options_left_out_take_the_model_s_or_data_set_s_defaults():
+    from minitorch_rx.cli.arguments import TrainConfig, build_parser
 
     args = build_parser().parse_args(["train", "--model", "gpt_char", "--dataset", "tinyshakespeare"])
-    assert getattr(args, "text_given", ()) == ()
+    assert args.batch_size is None and args.lr is None and args.weight_decay is None  # cli/text.py's defaults
     args = build_parser().parse_args(["train", "--model", "gpt_char", "--batch-size", "64", "--lr", "0.01"])
-    assert set(args.text_given) == {"batch_size", "lr"} and args.batch_size == 64 and args.lr == 0.01
-    args = build_parser().parse_args(["train"])  # the image models keep plain defaults
-    assert type(args.batch_size) is int and type(args.lr) is float
+    assert args.batch_size == 64 and args.lr == 0.01
+    cifar = TrainConfig(model="resnet20", dataset="cifar10", lr=0.05).with_recipe()
+    assert (cifar.batch_size, cifar.lr, cifar.weight_decay, cifar.nesterov, cifar.augment) == (
+        128,
+        0.05,
+        5e-4,
+        True,
+        True,
+    )
+    mnist = TrainConfig().with_recipe()
+    assert (mnist.epochs, mnist.batch_size, mnist.lr, mnist.augment) == (8, 64, 0.05, False)

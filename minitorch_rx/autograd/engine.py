@@ -207,6 +207,10 @@ def _roots_and_grads(tensors, grad_tensors, create_graph: bool = False):
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g_data.shape} and output[{i}] "
                     f"has a shape of {data.shape}."
                 )
+            if g_data.device != data.device and g_data.dim() != 0:  # torch moves only a 0-dim gradient
+                raise RuntimeError(
+                    f"invalid gradient at index {i} - expected device {data.device} but got {g_data.device}"
+                )
             if g_data.dtype != data.dtype or g_data.device != data.device:
                 g = g.to(dtype=data.dtype, device=data.device)
             if not (create_graph and isinstance(g, Tensor)):
@@ -287,9 +291,7 @@ _is_foreign = operator.attrgetter("_foreign")
 
 
 def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture, create_graph: bool = False) -> None:
-    rxgraph = roots[0][0]._rx
-    lock = _graph_lock(rxgraph)
-    with lock:
+    with _BACKWARD_LOCK:
         for node, _ in roots:
             if node._inputs is None and not isinstance(node, AccumulateGrad):
                 raise RuntimeError(SECOND_BACKWARD_MESSAGE)
@@ -382,21 +384,12 @@ def recorded_vjp(composite, inputs: Sequence[Tensor | None], needs: Sequence[boo
     return tuple(None if p is None else next(grads) for p in proxies)
 
 
-def _graph_lock(rxgraph) -> threading.RLock:
-    """One backward at a time per graph: two threads running backward through one graph take
-    turns (the second then finds the graph freed, unless the first retained it)."""
-    lock = rxgraph.attrs if rxgraph is not None else None
-    if lock is None:
-        with _LOCKS_LOCK:
-            lock = rxgraph.attrs if rxgraph is not None else None
-            if lock is None:
-                lock = threading.RLock()
-                if rxgraph is not None:
-                    rxgraph.attrs = lock
-    return lock
-
-
-_LOCKS_LOCK = threading.Lock()
+# One backward at a time in the process: two threads running backward through one graph take
+# turns (the second then finds the graph freed, unless the first retained it), and so do passes
+# whose graphs are linked (an op recorded in one thread's graph on another thread's outputs): a
+# pass never walks nodes that another pass is releasing, or adds into its gradient buffers.
+# Reentrant: a backward inside a backward (a Function's backward, a hook, checkpointing) runs.
+_BACKWARD_LOCK = threading.RLock()
 
 
 def _run_plain_from(root: Node, retain_graph: bool, released: list[Node]) -> None:

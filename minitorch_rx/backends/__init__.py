@@ -13,11 +13,20 @@ One flag is ours: ``mt.backends.conv`` picks how ``conv1d/2d/3d`` (and ``nn.Conv
   Convolutions with an odd total 'same' padding keep im2col.
 
 Any other value raises ``ValueError`` at the assignment.
+
+``mt.backends.autotune`` (default True; ``MINITORCH_RX_AUTOTUNE=0`` in the environment makes it
+False): where two kernels compute the same thing (oneDNN's or MKL's product, a convolution's
+column layout and batch-slice size), the first call of each shape times them and keeps the
+faster, in memory and in a per-machine cache file (``backends/tuner.py``). False: the fixed
+rules' choices, deterministic, nothing timed. ``mt.backends.autotune_report()`` lists the choices
+made and the times behind them.
 """
 
 import importlib
 import sys
 import types
+
+from . import tuner
 
 _BACKENDS = ("cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum")
 CONV_BACKENDS = ("im2col", "native")
@@ -28,6 +37,8 @@ for _name in _BACKENDS:
     globals()[_name] = _module
 
 conv = "im2col"
+autotune = tuner.enabled
+autotune_report = tuner.report
 
 
 class _BackendsModule(types.ModuleType):
@@ -36,9 +47,13 @@ class _BackendsModule(types.ModuleType):
     def __setattr__(self, name: str, value: object) -> None:
         if name == "conv" and value not in CONV_BACKENDS:
             raise ValueError(f"mt.backends.conv must be one of {', '.join(map(repr, CONV_BACKENDS))}, got {value!r}")
+        if name == "autotune":
+            if not isinstance(value, bool):
+                raise TypeError(f"mt.backends.autotune must be a bool, got {type(value).__name__}")
+            tuner.enabled = value
         super().__setattr__(name, value)
 
 
 sys.modules[__name__].__class__ = _BackendsModule
 
-__all__ = [*_BACKENDS, "conv"]
+__all__ = [*_BACKENDS, "conv", "autotune", "autotune_report"]

@@ -19,7 +19,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 PROG = "minitorch-rx"
@@ -79,31 +79,68 @@ PRETRAINED: dict[str, tuple[str, ...]] = {
 #: Character-level models (``cli/text.py`` trains them): batch size, learning rate, minimum learning rate.
 TEXT_MODELS = {"gpt_char": (12, 1e-3, 1e-4), "char_lstm": (32, 2e-3, 2e-4)}
 
+#: AdamW's weight decay of the text models, on their matrices only.
+TEXT_WEIGHT_DECAY = 0.1
+
 #: Where ``train`` puts its run folders when no --out is given (``runs/latest`` points at the newest).
 RUNS = Path("runs")
+
+#: Epochs of the CIFAR-10 recipe (the shipped ResNet-20 weights were trained with it).
+CIFAR_EPOCHS = 100
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a data set's models train unless the command line says otherwise."""
+
+    epochs: int
+    batch_size: int
+    lr: float
+    weight_decay: float
+    nesterov: bool
+    augment: bool  # random crops of the image padded by 4 pixels, and horizontal flips
+
+
+#: The default training of each image data set (``minitorch-rx train --dataset NAME``). CIFAR-10's is
+#: the standard one of He et al. 2016 with a cosine schedule in place of their steps.
+RECIPES: dict[str, Recipe] = {
+    "mnist": Recipe(epochs=8, batch_size=64, lr=0.05, weight_decay=0.0, nesterov=False, augment=False),
+    "fashion_mnist": Recipe(epochs=8, batch_size=64, lr=0.05, weight_decay=0.0, nesterov=False, augment=False),
+    "cifar10": Recipe(epochs=CIFAR_EPOCHS, batch_size=128, lr=0.1, weight_decay=5e-4, nesterov=True, augment=True),
+}
 
 
 @dataclass
 class TrainConfig:
-    """What ``minitorch-rx train`` (and ``minitorch_rx.cli.training.train``) trains, and how."""
+    """What ``minitorch-rx train`` (and ``minitorch_rx.cli.training.train``) trains, and how.
+    Options left at None take the data set's ``RECIPES`` value (``with_recipe``)."""
 
     model: str = "lenet5"
     dataset: str = "mnist"
     data_root: str | None = None
-    epochs: int = 8
-    batch_size: int = 64
-    lr: float = 0.05
+    epochs: int | None = None
+    batch_size: int | None = None
+    lr: float | None = None
     optimizer: str = "sgd"
     momentum: float = 0.9
-    weight_decay: float = 0.0
+    weight_decay: float | None = None
+    nesterov: bool | None = None
+    augment: bool | None = None
     device: str = "cpu"
     out: str | None = None  # None: a new folder runs/<model>_<dataset>_<date>-<time>
     resume: str | None = None
     seed: int = 0
-    num_workers: int = 0
     limit: int | None = None  # train (and test) on the first `limit` images only: quick smoke runs
     progress: bool = True
     verify: bool = True  # check data files against torchvision's checksums
+    threads: int | None = None  # torch's CPU threads (None: torch's default)
+    conv: str | None = None  # mt.backends.conv for the run (None: as it is)
+
+    def with_recipe(self) -> TrainConfig:
+        """This configuration with every option left at None set from its data set's recipe."""
+        recipe = RECIPES[self.dataset.lower().replace("-", "_")]
+        chosen = {key: getattr(recipe, key) for key in vars(recipe) if getattr(self, key) is None}
+        return replace(self, **chosen)
 
 
 def version() -> str:
@@ -216,13 +253,37 @@ def add_train(commands) -> argparse.ArgumentParser:
     )
     _add_model(train, defaults.model)
     _add_data(train)
-    train.add_argument("--epochs", type=_at_least(1), default=defaults.epochs, help="epochs in all (with --resume too)")
-    train.add_argument("--batch-size", type=_at_least(1), default=defaults.batch_size, help="images per step")
+    recipes = "; ".join(
+        f"{name}: {recipe.epochs} epochs, batch {recipe.batch_size}, lr {recipe.lr:g}, weight decay "
+        f"{recipe.weight_decay:g}{', Nesterov momentum' if recipe.nesterov else ''}"
+        f"{', crops and flips' if recipe.augment else ''}"
+        for name, recipe in RECIPES.items()
+    )
+    train.description += f" Image models train by their data set's recipe unless told otherwise ({recipes})."
+    train.add_argument("--epochs", type=_at_least(1), default=None, help="epochs in all (with --resume too)")
+    train.add_argument("--batch-size", type=_at_least(1), default=None, help="images per step")
+    train.add_argument("--lr", type=_positive_float, default=None, help="initial learning rate (cosine annealing to 0)")
     train.add_argument(
-        "--lr", type=_positive_float, default=defaults.lr, help="initial learning rate (cosine annealing to 0)"
+        "--weight-decay",
+        type=_at_least(0, float),
+        default=None,
+        help="L2 penalty (SGD) or decoupled decay (AdamW; text models: 0.1, on matrices only)",
+    )
+    train.add_argument(
+        "--augment",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="random crops (4-pixel padding) and horizontal flips of the training images",
     )
     train.add_argument("--optimizer", default=defaults.optimizer, choices=["sgd", "adam", "adamw"], help="optimizer")
     train.add_argument("--device", type=_device, default=defaults.device, help="cpu, cuda, cuda:N or mps")
+    train.add_argument("--threads", type=_at_least(1), default=None, help="torch CPU threads (default: torch's)")
+    train.add_argument(
+        "--conv",
+        choices=["im2col", "native"],
+        default=None,
+        help="how convolutions compute: im2col + matmul (the default) or PyTorch's native kernels",
+    )
     train.add_argument(
         "--out",
         default=None,
@@ -238,9 +299,6 @@ def add_train(commands) -> argparse.ArgumentParser:
         "checkpoint's stretch its cosine schedule to the new length",
     )
     train.add_argument("--seed", type=int, default=defaults.seed, help="seed of the initialization and data order")
-    train.add_argument(
-        "--workers", type=_at_least(0), default=defaults.num_workers, help="data-loading worker processes"
-    )
     train.add_argument("--limit", type=_at_least(1), default=None, help="use only the first N training and test images")
     train.add_argument("--quiet", action="store_true", help="no progress bars or per-epoch lines")
     train.add_argument(
@@ -272,6 +330,9 @@ def add_eval(commands) -> argparse.ArgumentParser:
     )
     _add_data(evaluate)
     evaluate.add_argument("--device", type=_device, default="cpu", help="cpu, cuda, cuda:N or mps")
+    evaluate.add_argument(
+        "--confusion", default=None, metavar="FILE.png", help="draw the confusion matrix and per-class accuracy"
+    )
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_common(evaluate)
     return evaluate
@@ -311,21 +372,8 @@ def add_graph(commands) -> argparse.ArgumentParser:
     return graph
 
 
-#: The commands, in the order ``--help`` lists them: name -> the function that adds its parser.
-class _StoreGiven(argparse._StoreAction):
-    """``--batch-size`` / ``--lr`` of ``train``, noting that the user gave them, so that the text
-    models use their own defaults otherwise (the image models' defaults are argparse's)."""
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        super().__call__(parser, namespace, values, option_string)
-        namespace.text_given = (*getattr(namespace, "text_given", ()), self.dest)
-
-
 def _add_text_arguments(train: argparse.ArgumentParser) -> None:
     """The options only the text models read."""
-    for action in train._actions:
-        if action.dest in ("batch_size", "lr") and type(action) is argparse._StoreAction:
-            action.__class__ = _StoreGiven
     group = train.add_argument_group("text models (gpt_char, char_lstm on tinyshakespeare)")
     group.add_argument("--iters", type=_at_least(1), default=2000, help="training steps")
     group.add_argument("--block-size", type=_at_least(1), default=64, help="characters per training sequence")
@@ -333,9 +381,7 @@ def _add_text_arguments(train: argparse.ArgumentParser) -> None:
     group.add_argument("--eval-iters", type=_at_least(1), default=20, help="batches per evaluation (train and val)")
     group.add_argument("--warmup-iters", type=_at_least(0), default=100, help="steps of linear warmup")
     group.add_argument("--min-lr", type=float, default=None, help="final learning rate of the cosine decay")
-    group.add_argument("--weight-decay", type=_at_least(0, float), default=0.1, help="AdamW's, on matrices")
     group.add_argument("--grad-clip", type=_at_least(0, float), default=1.0, help="0: no clipping")
-    group.add_argument("--threads", type=_at_least(1), default=None, help="torch CPU threads (default: torch's)")
 
 
 def add_sample(commands) -> argparse.ArgumentParser:
@@ -359,6 +405,7 @@ def add_sample(commands) -> argparse.ArgumentParser:
     return sample
 
 
+#: The commands, in the order ``--help`` lists them: name -> the function that adds its parser.
 COMMANDS = {"train": add_train, "eval": add_eval, "sample": add_sample, "bench": add_bench, "graph": add_graph}
 
 

@@ -27,14 +27,17 @@ def _train(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         lr=args.lr,
         optimizer=args.optimizer,
+        weight_decay=args.weight_decay,
+        augment=args.augment,
         device=args.device,
         out=args.out,
         resume=args.resume,
         seed=args.seed,
-        num_workers=args.workers,
         limit=args.limit,
         progress=not args.quiet,
         verify=args.verify,
+        threads=args.threads,
+        conv=args.conv,
     )
     _check_device(config.device)
     if int(os.environ.get("RANK", "0")) == 0 and args.new_run:
@@ -126,9 +129,11 @@ def _eval(args: argparse.Namespace) -> int:
     import json
 
     from .. import models
-    from ..data import DataLoader, get_dataset
+    from ..data import get_dataset
+    from ..data.batches import ImageBatches, class_names
     from ..serialization import load
-    from .training import evaluate, model_kwargs
+    from .plots import plot_confusion
+    from .training import TEST_BATCH, evaluation_sums, model_kwargs
 
     _check_device(args.device)
     kwargs = model_kwargs(args.model, args.dataset)
@@ -137,7 +142,7 @@ def _eval(args: argparse.Namespace) -> int:
         model = models.get(args.model, pretrained=args.dataset, **kwargs)
     else:
         model = models.get(args.model, **kwargs)
-        state = load(args.checkpoint)
+        state = load(args.checkpoint, map_location=args.device)
         trained = json.loads(state["config"]) if isinstance(state, dict) and "config" in state else {}
         if trained and trained.get("model") != args.model:
             raise UsageError(
@@ -150,14 +155,23 @@ def _eval(args: argparse.Namespace) -> int:
             raise UsageError(f"--checkpoint {args.checkpoint} does not fit --model {args.model}: {error}") from None
     model.to(args.device)
     test_set = get_dataset(args.dataset, args.data_root, train=False, verify=args.verify)
-    loader = DataLoader(test_set, batch_size=256)
-    loss, accuracy = evaluate(model, loader, args.device, progress=not args.quiet)
+    batches = ImageBatches(test_set, args.dataset, TEST_BATCH, device=args.device)
+    loss_sum, confusion = evaluation_sums(model, batches, progress=not args.quiet)
+    count = int(confusion.sum())
     where = "the MNIST subset shipped in the package" if args.data_root is None else args.data_root
     weights = "shipped weights" if args.checkpoint is None else args.checkpoint
     print(
-        f"{args.model} ({weights}) on {args.dataset}'s test set, {len(test_set):,} images from {where}: "
-        f"accuracy {accuracy:.2%}, loss {loss:.4f}"
+        f"{args.model} ({weights}) on {args.dataset}'s test set, {count:,} images from {where}: "
+        f"accuracy {int(confusion.trace()) / count:.2%}, loss {loss_sum / count:.4f}"
     )
+    classes = class_names(test_set, len(confusion))
+    per_class = confusion.diagonal() / confusion.sum(1).clamp(min=1)
+    width = max(map(len, classes))
+    for name, accuracy, total in zip(classes, per_class.tolist(), confusion.sum(1).tolist()):
+        print(f"  {name:<{width}}  {accuracy:7.2%} of {total:,}")
+    if args.confusion is not None:
+        plot_confusion(confusion, classes, Path(args.confusion), f"{args.model} ({weights}) on {args.dataset}")
+        print(f"wrote {args.confusion}")
     return 0
 
 

@@ -17,7 +17,7 @@ import math
 import time
 from pathlib import Path
 
-from .arguments import TEXT_MODELS, UsageError
+from .arguments import TEXT_MODELS, TEXT_WEIGHT_DECAY, UsageError
 
 
 def _lr_at(step: int, lr: float, min_lr: float, warmup: int, total: int) -> float:
@@ -94,11 +94,12 @@ def _check(args: argparse.Namespace) -> str | None:
 def train_text(args: argparse.Namespace) -> int:
     """``minitorch-rx train --model gpt_char|char_lstm --dataset tinyshakespeare``."""
     default_batch, default_lr, default_min_lr = TEXT_MODELS.get(args.model, (12, 1e-3, 1e-4))
-    given = getattr(args, "text_given", ())
-    if "batch_size" not in given:
+    if args.batch_size is None:
         args.batch_size = default_batch
-    if "lr" not in given:
+    if args.lr is None:
         args.lr = default_lr
+    if args.weight_decay is None:
+        args.weight_decay = TEXT_WEIGHT_DECAY
     if args.min_lr is None:
         args.min_lr = default_min_lr if args.lr == default_lr else args.lr / 10
     error = _check(args)
@@ -137,14 +138,14 @@ def train_text(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     start, log = 0, []
     if args.resume:
-        state = load(args.resume)
+        state = load(args.resume, map_location="cpu")  # the model is on --device: load_state_dict copies there
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         start, log = state["iter"], state.get("log", [])
     # a resumed run draws other blocks than those its first part saw (seeded by the step it starts at)
     batches = torch.Generator().manual_seed(args.seed + 1000 * start)
     evals = torch.Generator().manual_seed(args.seed + 1000 * start + 1)
-    hyper = {k: v for k, v in vars(args).items() if k not in ("run", "text_given")}
+    hyper = {k: v for k, v in vars(args).items() if k != "run"}
 
     def evaluate(step: int) -> dict:
         row = {
@@ -253,7 +254,7 @@ def sample(args: argparse.Namespace) -> int:
     if args.checkpoint is None:
         model = models.get(args.model, pretrained=True)
     else:
-        state = load(args.checkpoint)
+        state = load(args.checkpoint, map_location="cpu")  # trained on a GPU, usable without one
         config = state.get("config", {}) if isinstance(state, dict) else {}
         kwargs = _model_kwargs(args.model, vocab.vocab_size, config.get("block_size", 64))
         model = models.get(args.model, **kwargs)

@@ -16,12 +16,13 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.distributed as dist
-from torch.utils.data import DistributedSampler, Subset
+from torch.utils.data import Subset
 from tqdm import tqdm
 
-from .. import models, optim
+from .. import backends, models, optim
 from ..autograd.grad_mode import no_grad
-from ..data import DataLoader, get_dataset
+from ..data import get_dataset
+from ..data.batches import ImageBatches, class_names
 from ..nn import Module
 from ..nn import functional as F
 from ..nn.parallel import DistributedDataParallel
@@ -29,9 +30,11 @@ from ..random import manual_seed
 from ..serialization import load, save
 from .arguments import DATASETS, MODELS, TrainConfig, UsageError, new_run_folder
 from .grad_flow import GradFlow
+from .plots import plot_confusion, plot_history
 
-#: Under data parallelism, the progress bar's running loss and accuracy are summed over the
-#: processes every this many steps (and at an epoch's last step).
+#: The progress bar's running loss and accuracy are read from the device (and, under data
+#: parallelism, summed over the processes) every this many steps and at an epoch's last step:
+#: in between, a GPU's queue of kernels is never drained to read a number.
 SYNC_EVERY = 10
 
 #: How long a rank waits in a collective for the others before failing (a crashed or hung peer).
@@ -100,10 +103,12 @@ def process_group(device: str) -> Iterator[Workers]:
             dist.destroy_process_group()
 
 
-def build_optimizer(name: str, params, lr: float, momentum: float, weight_decay: float) -> optim.Optimizer:
+def build_optimizer(
+    name: str, params, lr: float, momentum: float, weight_decay: float, nesterov: bool = False
+) -> optim.Optimizer:
     name = name.lower()
     if name == "sgd":
-        return optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay)
+        return optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
     if name == "adam":
         return optim.Adam(params, lr=lr, weight_decay=weight_decay)
     if name == "adamw":
@@ -129,40 +134,50 @@ def set_rng_state(state: dict) -> None:
     random.setstate(ast.literal_eval(state["python"]))
 
 
-def evaluate(
-    model: Module, loader: DataLoader, device: str = "cpu", progress: bool = False, desc: str = "eval"
-) -> tuple[float, float]:
-    """Mean cross-entropy loss and accuracy (0..1) of ``model`` over ``loader``."""
-    loss_sum, correct, count = evaluation_sums(model, loader, device, progress, desc)
-    return loss_sum / max(count, 1), correct / max(count, 1)
+def evaluate(model: Module, batches: ImageBatches, progress: bool = False, desc: str = "eval") -> tuple[float, float]:
+    """Mean cross-entropy loss and accuracy (0..1) of ``model`` over ``batches``."""
+    loss_sum, confusion = evaluation_sums(model, batches, progress, desc)
+    count = max(int(confusion.sum()), 1)
+    return loss_sum / count, int(confusion.trace()) / count
 
 
 def evaluation_sums(
-    model: Module, loader: DataLoader, device: str = "cpu", progress: bool = False, desc: str = "eval"
-) -> tuple[float, int, int]:
-    """Summed cross-entropy loss, number of correct predictions and number of images over ``loader``."""
+    model: Module, batches: ImageBatches, progress: bool = False, desc: str = "eval"
+) -> tuple[float, torch.Tensor]:
+    """Summed cross-entropy loss of ``model`` over ``batches``, and the confusion matrix: int64
+    (classes, classes) on the CPU, counting the images of true class ``i`` predicted as ``j`` at ``[i, j]``."""
     model.eval()
-    total_loss, correct, count = 0.0, 0, 0
+    classes = DATASETS[batches.name].classes
+    loss_sum = torch.zeros((), dtype=torch.float64, device=batches.device)
+    confusion = torch.zeros(classes * classes, dtype=torch.int64, device=batches.device)
     with no_grad():
-        for images, labels in tqdm(loader, desc=desc, leave=False, disable=not progress):
-            images, labels = images.to(device), labels.to(device)
+        for images, labels in tqdm(batches.epoch(0), total=len(batches), desc=desc, leave=False, disable=not progress):
             logits = model(images)
-            total_loss += F.cross_entropy(logits, labels, reduction="sum").item()
-            correct += int((logits.argmax(1) == labels).sum().item())
-            count += labels.shape[0]
-    return total_loss, correct, count
+            loss_sum += F.cross_entropy(logits, labels, reduction="sum").torch()
+            confusion += torch.bincount(labels.torch() * classes + logits.torch().argmax(1), minlength=classes**2)
+    return float(loss_sum), confusion.reshape(classes, classes).cpu()
 
 
 def train(config: TrainConfig) -> History:
-    """Train ``config.model`` on ``config.dataset``; write checkpoint, metrics JSON and plot to ``config.out``.
+    """Train ``config.model`` on ``config.dataset`` (options left at None by its data set's
+    recipe); write checkpoint, metrics JSON and plots to ``config.out``.
 
     Started by ``torchrun`` (or ``--nproc``), each process trains a DistributedDataParallel
-    replica on its DistributedSampler shard (``batch_size`` images per process and step) and
+    replica on its shard of each epoch's images (``batch_size`` images per process and step) and
     evaluates its shard of the test set; metrics are summed over the processes and only rank 0
     prints progress and writes files.
     """
-    with process_group(config.device) as workers:
-        return _train(config, workers)
+    config = config.with_recipe()
+    if config.threads is not None:
+        torch.set_num_threads(config.threads)
+    conv = backends.conv
+    if config.conv is not None:
+        backends.conv = config.conv
+    try:
+        with process_group(config.device) as workers:
+            return _train(config, workers)
+    finally:
+        backends.conv = conv
 
 
 def _train(config: TrainConfig, workers: Workers) -> History:
@@ -174,16 +189,15 @@ def _train(config: TrainConfig, workers: Workers) -> History:
     manual_seed(config.seed)
     device = workers.device
     model = models.get(config.model, **model_kwargs(config.model, config.dataset)).to(device)
-    optimizer = build_optimizer(config.optimizer, model.parameters(), config.lr, config.momentum, config.weight_decay)
+    optimizer = build_optimizer(
+        config.optimizer, model.parameters(), config.lr, config.momentum, config.weight_decay, config.nesterov
+    )
     scheduler = optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs)
-    data = dict(root=config.data_root, verify=config.verify)
-    train_set = _limited(get_dataset(config.dataset, train=True, **data), config.limit)
-    test_set = _shard(_limited(get_dataset(config.dataset, train=False, **data), config.limit), workers)
-    test_loader = DataLoader(test_set, batch_size=256, num_workers=config.num_workers)
+    train_batches, test_batches = _batches(config, workers)
     history = History()
     start_epoch = 0
     if config.resume:
-        checkpoint = load(config.resume)
+        checkpoint = load(config.resume, map_location=device)
         start_epoch = checkpoint["epoch"]
         _check_resume(config, json.loads(checkpoint.get("config", "{}")), start_epoch)
         model.load_state_dict(checkpoint["model"])
@@ -193,36 +207,21 @@ def _train(config: TrainConfig, workers: Workers) -> History:
             _stretch_schedule(scheduler, config.epochs)
         set_rng_state(checkpoint["rng"])
         history = History(**json.loads(checkpoint["history"]))
-    net, sampler = model, None
+    net = model
     if workers.world_size > 1:
         local = torch.device(device)
         net = DistributedDataParallel(model, device_ids=[local.index] if local.type == "cuda" else None)
-        sampler = DistributedSampler(
-            train_set, num_replicas=workers.world_size, rank=workers.rank, shuffle=True, seed=config.seed
-        )
     show = config.progress and workers.is_main
     flow = GradFlow(model)  # grad_flow.png: this run's steps (not those before a --resume)
     for epoch in range(start_epoch, config.epochs):
-        # The shuffle order depends only on (seed, epoch), so a resumed run sees the same batches.
-        if sampler is None:
-            loader = DataLoader(
-                train_set,
-                batch_size=config.batch_size,
-                shuffle=True,
-                seed=config.seed * 1000 + epoch,
-                num_workers=config.num_workers,
-            )
-        else:
-            sampler.set_epoch(epoch)
-            loader = DataLoader(
-                train_set, batch_size=config.batch_size, sampler=sampler, num_workers=config.num_workers
-            )
         model.train()
-        seen, correct, loss_sum, step_losses, started = 0, 0, 0.0, [], time.perf_counter()
-        shown = (0.0, 0, 0)  # (loss sum, correct, images) over all processes, as the bar shows them
-        bar = tqdm(total=len(loader), desc=f"epoch {epoch + 1}/{config.epochs}", disable=not show, unit="step")
-        for step, (images, labels) in enumerate(loader, 1):
-            images, labels = images.to(device), labels.to(device)
+        # (loss sum, correct, images) of this process, kept on the device between reads
+        sums = torch.zeros(3, dtype=torch.float64, device=device)
+        step_losses, started = [], time.perf_counter()
+        shown = (0.0, 0, 0)  # the same over all processes, as the bar shows them
+        steps = len(train_batches)
+        bar = tqdm(total=steps, desc=f"epoch {epoch + 1}/{config.epochs}", disable=not show, unit="step")
+        for step, (images, labels) in enumerate(train_batches.epoch(epoch), 1):
             logits = net(images)
             loss = F.cross_entropy(logits, labels)
             optimizer.zero_grad()
@@ -231,16 +230,12 @@ def _train(config: TrainConfig, workers: Workers) -> History:
             optimizer.step()
             flow.after_step()
             batch = labels.shape[0]
-            value = loss.item()
-            step_losses.append(value)
-            loss_sum += value * batch
-            correct += int((logits.argmax(1) == labels).sum().item())
-            seen += batch
-            # The bar shows the running figures over all processes, as the epoch's line does: summed
-            # every SYNC_EVERY steps (every rank takes part; one all-reduce of three numbers).
-            if workers.world_size == 1 or step % SYNC_EVERY == 0 or step == len(loader):
-                shown = tuple(workers.all_sum([loss_sum, correct, seen]))
-            if shown[2]:
+            loss_value = loss.torch().detach()
+            step_losses.append(loss_value)
+            correct = (logits.torch().argmax(1) == labels.torch()).sum()
+            sums += torch.stack([loss_value.double() * batch, correct.double(), sums.new_tensor(batch)])
+            if step % SYNC_EVERY == 0 or step == steps:
+                shown = tuple(workers.all_sum(sums.tolist()))
                 rate = shown[2] / (time.perf_counter() - started)
                 bar.set_postfix(
                     loss=f"{shown[0] / shown[2]:.4f}",
@@ -251,18 +246,22 @@ def _train(config: TrainConfig, workers: Workers) -> History:
             bar.update()
         bar.close()
         scheduler.step()
-        # Every rank runs the same number of equal-sized steps (DistributedSampler pads), so the
-        # mean of the ranks' step losses is the step loss over the whole global batch.
+        # Every rank runs the same number of equal-sized steps (the order is padded to a multiple of
+        # the ranks), so the mean of the ranks' step losses is the step loss over the global batch.
+        step_losses = torch.stack(step_losses).double().tolist()
         history.step_losses.extend(total / workers.world_size for total in workers.all_sum(step_losses))
         history.steps_per_epoch.append(len(step_losses))
         loss_sum, correct, seen = shown
         history.train_loss.append(loss_sum / seen)
         history.train_accuracy.append(correct / seen)
         history.images_per_second.append(seen / (time.perf_counter() - started))
-        test_loss_sum, test_correct, test_count = workers.all_sum(evaluation_sums(model, test_loader, device, show))
-        test_loss, test_accuracy = test_loss_sum / max(test_count, 1), test_correct / max(test_count, 1)
+        test_loss_sum, confusion = evaluation_sums(model, test_batches, show)
+        test_loss_sum, *counts = workers.all_sum([test_loss_sum, *confusion.flatten().tolist()])
+        test_count = max(sum(counts), 1)
+        test_loss, test_accuracy = test_loss_sum / test_count, sum(counts[:: len(confusion) + 1]) / test_count
         history.test_loss.append(test_loss)
         history.test_accuracy.append(test_accuracy)
+        confusion = torch.tensor(counts, dtype=torch.int64).reshape(confusion.shape)
         if not workers.is_main:
             continue
         if show:
@@ -286,9 +285,38 @@ def _train(config: TrainConfig, workers: Workers) -> History:
     if workers.is_main:
         metrics = {"config": asdict(config), "world_size": workers.world_size, **asdict(history)}
         (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
-        plot_history(history, out / "metrics.png", f"{config.model} on {config.dataset}")
+        title = f"{config.model} on {config.dataset}"
+        plot_history(history, out / "metrics.png", title)
+        if start_epoch < config.epochs:
+            classes = class_names(test_batches.dataset, len(confusion))
+            plot_confusion(confusion, classes, out / "confusion.png", f"{title}, test set after epoch {config.epochs}")
         flow.plot(out / "grad_flow.png")
     return history
+
+
+def _batches(config: TrainConfig, workers: Workers) -> tuple[ImageBatches, ImageBatches]:
+    """The training batches (this process's share of each epoch, by the recipe) and this
+    process's shard of the test set."""
+    data = dict(root=config.data_root, verify=config.verify)
+    name = config.dataset.lower().replace("-", "_")
+    train_set = _limited(get_dataset(config.dataset, train=True, **data), config.limit)
+    test_set = _shard(_limited(get_dataset(config.dataset, train=False, **data), config.limit), workers)
+    train = ImageBatches(
+        train_set,
+        name,
+        config.batch_size,
+        shuffle=True,
+        augment=config.augment,
+        seed=config.seed,
+        device=workers.device,
+        rank=workers.rank,
+        world_size=workers.world_size,
+    )
+    return train, ImageBatches(test_set, name, TEST_BATCH, device=workers.device)
+
+
+#: Images per step when evaluating.
+TEST_BATCH = 500
 
 
 def _check_resume(config: TrainConfig, trained: dict, done: int) -> None:
@@ -337,77 +365,3 @@ def model_kwargs(model: str, dataset: str) -> dict:
     if model == "mlp":
         return {"in_features": math.prod(spec.shape), "num_classes": spec.classes}
     return {"in_channels": spec.shape[0], "num_classes": spec.classes}
-
-
-def plot_history(history: History, path: Path, title: str = "") -> None:
-    """Loss (every step, and per epoch) and accuracy per epoch, as a PNG titled ``title`` and the date."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
-
-    epochs = range(1, len(history.train_loss) + 1)
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    steps = _step_positions(history)
-    smooth = _moving_average(history.step_losses, max(1, len(steps) // (10 * len(epochs) or 1))) if steps else []
-    if steps:
-        left.plot(steps, history.step_losses, color="tab:blue", alpha=0.2, lw=0.6, label="train, each step")
-        left.plot(steps, smooth, color="tab:blue", alpha=0.7, lw=1.2, label="train, moving average")
-    if steps:  # an epoch's mean covers the whole epoch: drawn at its middle
-        middles = [e - 0.5 for e in epochs]
-        left.plot(middles, history.train_loss, marker="o", color="navy", ls="none", label="train, epoch mean")
-    else:
-        left.plot(epochs, history.train_loss, marker="o", color="navy", label="train, epoch mean")
-    left.plot(epochs, history.test_loss, marker="o", color="tab:orange", label="test")
-    # Log scale: an early outlier (a first-epoch test loss of 100) leaves the rest readable. The axis
-    # spans the curves (epoch means, test losses, the moving average); single steps below it are cut.
-    curves = [v for v in (*smooth, *history.train_loss, *history.test_loss) if v > 0 and math.isfinite(v)]
-    if curves:
-        left.set_yscale("log")
-        finite_steps = [v for v in history.step_losses if math.isfinite(v)]
-        low, high = min(curves) / 1.5, max(curves + finite_steps) * 1.3
-        left.set_ylim(low, high)
-        decades = math.log10(high / low)
-        subs = (
-            (1.0,)
-            if decades > 3
-            else (1.0, 2.0, 5.0)
-            if decades > 1
-            else (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)
-        )
-        left.yaxis.set_major_locator(LogLocator(subs=subs))
-        left.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-        left.yaxis.set_minor_formatter(NullFormatter())
-    left.set(xlabel="epoch (test loss at each epoch's end)", ylabel="cross-entropy loss (log scale)", title="Loss")
-    left.legend()
-    right.plot(epochs, [100 * a for a in history.train_accuracy], marker="o", label="train")
-    right.plot(epochs, [100 * a for a in history.test_accuracy], marker="o", label="test")
-    right.set(xlabel="epoch", ylabel="accuracy (%)", title="Accuracy")
-    right.legend()
-    left.set_xlim(0 if steps else 0.8, len(epochs) + 0.2)
-    right.set_xlim(0.8, len(epochs) + 0.2)
-    for axes in (left, right):
-        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-        axes.grid(alpha=0.3)
-    figure.suptitle(f"{title + ', ' if title else ''}{time.strftime('%Y-%m-%d %H:%M')}")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-
-
-def _moving_average(values: list[float], window: int) -> list[float]:
-    """The mean of each value and the ``window - 1`` before it (fewer at the start)."""
-    out, total = [], 0.0
-    for i, value in enumerate(values):
-        total += value - (values[i - window] if i >= window else 0.0)
-        out.append(total / min(i + 1, window))
-    return out
-
-
-def _step_positions(history: History) -> list[float]:
-    """Each step's position in epochs (step i of n in epoch e at e - 1 + i / n), for the step losses."""
-    counts = history.steps_per_epoch
-    if sum(counts) != len(history.step_losses):  # a history from before steps_per_epoch was kept
-        return []
-    return [epoch + (i + 1) / n for epoch, n in enumerate(counts) for i in range(n)]

@@ -70,6 +70,7 @@ from collections.abc import Iterator, Sequence
 import torch
 import torch.nn.functional as torch_functional
 
+from ..backends import tuner
 from . import linear
 from .linear import product
 
@@ -90,12 +91,14 @@ ROW_SHIFT_FROM = 48
 #: Columns are built and used a batch slice at a time, about this many elements per slice, so
 #: that they are still in cache when the matmul reads them.
 CHUNK_ELEMENTS = 1 << 19
+#: The other slice sizes ``mt.backends.autotune`` measures against ``CHUNK_ELEMENTS``.
+SLICE_CHUNKS = (1 << 18, 1 << 20)
 
 
-def batch_slices(n: int, per_sample: int) -> list[tuple[int, int]]:
-    """Equal ``[start, stop)`` ranges of the batch whose columns hold at most ``CHUNK_ELEMENTS``
-    elements (or one sample)."""
-    count = min(n, -(-n * per_sample // CHUNK_ELEMENTS))
+def batch_slices(n: int, per_sample: int, chunk: int | None = None) -> list[tuple[int, int]]:
+    """Equal ``[start, stop)`` ranges of the batch whose columns hold at most ``chunk`` (default
+    ``CHUNK_ELEMENTS``) elements (or one sample)."""
+    count = min(n, -(-n * per_sample // (chunk or CHUNK_ELEMENTS)))
     step = max(1, -(-n // max(count, 1)))
     return [(start, min(n, start + step)) for start in range(0, n, step)]
 
@@ -538,7 +541,7 @@ class _Correlation:
     and the products that use them: ``run`` computes the output and/or the weight gradient for
     an output gradient, a batch slice at a time, building each slice's columns once."""
 
-    __slots__ = ("x", "pads", "kernel", "dilation", "stride", "out_size", "groups", "positions")
+    __slots__ = ("x", "pads", "kernel", "dilation", "stride", "out_size", "groups", "positions", "chunk")
 
     def __init__(
         self,
@@ -553,6 +556,7 @@ class _Correlation:
         self.x, self.pads, self.kernel, self.dilation = x, pads, kernel, dilation
         self.stride, self.out_size, self.groups = stride, out_size, groups
         self.positions = math.prod(out_size)
+        self.chunk = CHUNK_ELEMENTS
 
     def run(
         self,
@@ -565,9 +569,60 @@ class _Correlation:
         """Write ``b + w @ cols`` into ``out`` (N, O, L) when ``weight`` is given; return the weight
         gradient (O, C/G, *kernel) for ``out_grad`` (N, O, L) when that is given."""
         out_channels = weight.shape[0] if weight is not None else out_channels
-        if use_row_shift(self.x, self.groups, self.kernel, self.stride, self.out_size):
+        layouts = self._layouts()
+        if len(layouts) > 1 and self.x.device.type == "cpu":
+            layouts = (self._tuned(layouts, weight, bias, out, out_grad, out_channels),)
+        return self._run(layouts[0], weight, bias, out, out_grad, out_channels)
+
+    def _layouts(self) -> tuple[str, ...]:
+        """The column layouts that can compute this correlation, the fixed rule's choice first:
+        row-shifted (``use_row_shift``), else channels-last (``use_channels_last``), else
+        channels-first; the others only under ``mt.backends.autotune``."""
+        x, groups, kernel, out_size = self.x, self.groups, self.kernel, self.out_size
+        if use_row_shift(x, groups, kernel, self.stride, out_size):
+            default = "row-shifted"
+        elif use_channels_last(x, groups, out_size):
+            default = "channels-last"
+        else:
+            default = "channels-first"
+        if not tuner.enabled:
+            return (default,)
+        possible = ["channels-first"]
+        if groups == 1 and len(out_size) > 1:
+            possible.append("channels-last")
+        if groups == 1 and len(kernel) == 2 and self.stride[0] == 1 and kernel[0] > 1:
+            possible.append("row-shifted")
+        return (default, *(layout for layout in possible if layout != default))
+
+    def _tuned(self, layouts, weight, bias, out, out_grad, out_channels) -> str:
+        """The measured layout (``backends.tuner``), then the measured batch-slice size for it
+        (``SLICE_CHUNKS`` that slice this batch differently)."""
+        mode = (weight is not None, out_grad is not None)
+        key = (*self.x.shape, self.kernel, self.stride, self.dilation, self.pads, self.groups, str(self.x.dtype), mode)
+
+        def run(layout):
+            return self._run(layout, weight, bias, out, out_grad, out_channels)
+
+        layout = tuner.choose("conv layout", key, layouts, layouts[0], run)
+        per_sample = self.x.shape[1] * math.prod(self.kernel) * self.positions
+        chunks, seen = [], set()
+        for chunk in (CHUNK_ELEMENTS, *SLICE_CHUNKS):
+            slices = tuple(batch_slices(len(self.x), per_sample, chunk))
+            if slices not in seen:
+                seen.add(slices)
+                chunks.append(str(chunk))
+
+        def run_chunk(chunk):
+            self.chunk = int(chunk)
+            return run(layout)
+
+        self.chunk = int(tuner.choose("conv slice", (*key, layout), chunks, chunks[0], run_chunk))
+        return layout
+
+    def _run(self, layout, weight, bias, out, out_grad, out_channels):
+        if layout == "row-shifted":
             return self._row_shifted(weight, bias, out, out_grad, out_channels)
-        if use_channels_last(self.x, self.groups, self.out_size):
+        if layout == "channels-last":
             return self._channels_last(weight, bias, out, out_grad, out_channels)
         return self._channels_first(weight, bias, out, out_grad, out_channels)
 
@@ -582,7 +637,7 @@ class _Correlation:
         out_w = self.out_size[1]
         span = (x.shape[2] + self.pads[0][0] + self.pads[0][1]) * out_w  # the padded rows
         rows = channels * k_w
-        slices = batch_slices(n, rows * span)
+        slices = batch_slices(n, rows * span, self.chunk)
         largest = _largest(slices)
         if weight is not None:
             w_rows = weight.permute(2, 0, 1, 3).reshape(k_h, out_channels, rows).expand(largest, -1, -1, -1)
@@ -621,7 +676,7 @@ class _Correlation:
         """Products with position-major columns (n*L, k...*C): ``w @ cols.T`` per slice, reordered
         into ``out``; the weight gradient ``g_slice @ cols`` (position-major, reordered at the end)."""
         kernel, positions = self.kernel, self.positions
-        slices = batch_slices(len(self.x), self.x.shape[1] * math.prod(kernel) * positions)
+        slices = batch_slices(len(self.x), self.x.shape[1] * math.prod(kernel) * positions, self.chunk)
         w = None if weight is None else position_major(weight)
         if out_grad is not None:
             grad = self.x.new_zeros(out_channels, math.prod(kernel) * self.x.shape[1])
@@ -644,23 +699,22 @@ class _Correlation:
         x, groups, positions = self.x, self.groups, self.positions
         n, channels = x.shape[:2]
         rows = channels // groups * math.prod(self.kernel)
-        slices = batch_slices(n, channels * math.prod(self.kernel) * positions)
-        onednn = groups == 1 and onednn_products(x)
+        slices = batch_slices(n, channels * math.prod(self.kernel) * positions, self.chunk)
         if weight is not None:
             w = weight.reshape(groups, out_channels // groups, rows)
-            if not onednn:
-                bias_column = None if bias is None else bias.view(groups, out_channels // groups, 1)
-                buffer = scratch("product", out_channels * _largest(slices) * positions, x)
+            bias_column = None if bias is None else bias.view(groups, out_channels // groups, 1)
         if out_grad is not None:
             grad = x.new_zeros(groups, out_channels // groups, rows)
         columns = channels_first_columns(x, self.pads, self.kernel, self.dilation, self.stride, self.out_size, slices)
         for start, stop, cols in columns:
             per_slice = cols.view(groups, rows, (stop - start) * positions)
-            if weight is not None and onednn:
+            if weight is not None and groups == 1 and linear.uses_onednn(w[0], per_slice[0].t()):
                 _write_slice(out, start, stop, product(w[0], per_slice[0].t()), bias)
             elif weight is not None:
-                # The bias inside the product, rounded once in half precision (as torch's convolution).
-                y = buffer[: out_channels * per_slice.shape[2]].view(groups, -1, per_slice.shape[2])
+                # MKL's product into a work buffer, the bias inside it, rounded once in half
+                # precision (as torch's convolution).
+                buffer = scratch("product", out_channels * per_slice.shape[2], x)
+                y = buffer.view(groups, -1, per_slice.shape[2])
                 if bias_column is None:
                     torch.bmm(w, per_slice, out=y)
                 else:

@@ -12,6 +12,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from ..backends import tuner
 from .autocast import state as autocast_state
 from .autocast import to_autocast_dtype
 from .constants import tensor_arg
@@ -48,16 +49,16 @@ def _onednn_linear():
 ONEDNN = _onednn_linear()
 ONEDNN_FROM = 1 << 22
 ONEDNN_MIN_SIDE = 6
+#: ``product``'s kernels, as ``backends.tuner`` names them.
+PRODUCT_KERNELS = ("onednn", "mkl")
 
 
-def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
-    """``x @ w.t() (+ bias)`` of 2-D torch data, by oneDNN (see ``ONEDNN``) or ``addmm``/``mm``;
-    ``x`` and ``w`` may be transposed views. mt.Tensors (create_graph) take ``mm``, recorded.
-
-    ``w`` goes to oneDNN only when dense (contiguous, or the transpose of a contiguous matrix):
-    with rows padded apart, as a column slice of a wider matrix, oneDNN's kernel took 1.4 s
-    for a (256, 512) x (512, 512) product that ``mm`` does in 1 ms (a reference fallback)."""
-    if (
+def uses_onednn(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> bool:
+    """Whether ``product(x, w, bias)`` runs on oneDNN: float32 CPU torch data, dense ``w`` and a
+    product of at least ``ONEDNN_FROM`` multiply-adds and ``ONEDNN_MIN_SIDE`` on each side; then
+    oneDNN by the fixed rule, or, under ``mt.backends.autotune``, whichever of oneDNN and MKL
+    measured faster for these shapes on this machine (``backends.tuner``)."""
+    if not (
         ONEDNN is not None
         and type(x) is torch.Tensor
         and type(w) is torch.Tensor
@@ -69,8 +70,27 @@ def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) 
         and (bias is None or (type(bias) is torch.Tensor and bias.dtype is torch.float32))
         and (w.is_contiguous() or w.t().is_contiguous())
     ):
+        return False
+    if not tuner.enabled:
+        return True
+    key = (*x.shape, w.shape[0], x.is_contiguous(), w.is_contiguous(), bias is not None)
+    return tuner.choose("product", key, PRODUCT_KERNELS, "onednn", lambda name: _product(name, x, w, bias)) == "onednn"
+
+
+def _product(kernel: str, x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    if kernel == "onednn":
         return ONEDNN(x, w, bias, "none", [], "")
     return torch.mm(x, w.t()) if bias is None else torch.addmm(bias, x, w.t())
+
+
+def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """``x @ w.t() (+ bias)`` of 2-D torch data, by oneDNN or ``addmm``/``mm`` (``uses_onednn``);
+    ``x`` and ``w`` may be transposed views. mt.Tensors (create_graph) take ``mm``, recorded.
+
+    ``w`` goes to oneDNN only when dense (contiguous, or the transpose of a contiguous matrix):
+    with rows padded apart, as a column slice of a wider matrix, oneDNN's kernel took 1.4 s
+    for a (256, 512) x (512, 512) product that ``mm`` does in 1 ms (a reference fallback)."""
+    return _product("onednn" if uses_onednn(x, w, bias) else "mkl", x, w, bias)
 
 
 def _rows(t):

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# One command that proves minitorch_rx on a GPU: the device suite (tests/device) on CUDA, LeNet-5
+# trained one epoch on the shipped MNIST subset with --device cuda (and on the CPU, for the
+# accuracy bar), and `python -m bench.run --device cuda --quick`. No network needed.
+#
+#   bash scripts/device_check.sh            # from the repository root (or anywhere: it cd's there)
+#
+# Steps: a fresh venv (.device-venv) that sees the base interpreter's packages (torch), wheels from
+# .whl/ if any (installed with --no-index), the project itself (editable, or on PYTHONPATH where
+# that install cannot run offline). Everything goes to $OUT if set, else device_report/: the log
+# (device_check.log), a markdown summary (device_report.md), the suite's junit XML and the bench
+# table. Without CUDA it runs the same steps on the CPU, says so, and exits 0 unless a step fails.
+# Each step is guarded (a failure does not stop the rest); the exit status is non-zero only when a
+# step failed. Python: $PYTHON, else /opt/torch/.venv/bin/python3 if present, else python3.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+OUT=${OUT:-$ROOT/device_report}
+mkdir -p "$OUT"
+LOG="$OUT/device_check.log"
+REPORT="$OUT/device_report.md"
+: >"$LOG"
+exec > >(tee -a "$LOG") 2>&1
+START=$(date +%s)
+declare -a STEPS=()
+FAILED=0
+
+step() {  # step NAME TIMEOUT_S COMMAND...: run guarded, record status and seconds
+    local name=$1 limit=$2
+    shift 2
+    echo
+    echo "=== $name ($(date -u +%H:%M:%S) UTC, limit ${limit}s)"
+    local began=$(date +%s)
+    timeout --kill-after=10 "$limit" "$@"
+    local rc=$?
+    local took=$(($(date +%s) - began))
+    local status="ok"
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        status="TIMEOUT"
+    elif [ $rc -ne 0 ]; then
+        status="FAILED (exit $rc)"
+    fi
+    [ "$status" != "ok" ] && FAILED=1
+    STEPS+=("| $name | $status | ${took} s |")
+    echo "=== $name: $status in ${took} s"
+    return $rc
+}
+
+# ------------------------------------------------------------------ interpreter and venv
+BASE_PY=${PYTHON:-}
+if [ -z "$BASE_PY" ]; then
+    if [ -x /opt/torch/.venv/bin/python3 ]; then BASE_PY=/opt/torch/.venv/bin/python3; else BASE_PY=python3; fi
+fi
+echo "device_check: base interpreter $BASE_PY, report folder $OUT"
+VENV="$ROOT/.device-venv"
+make_venv() {
+    rm -rf "$VENV"
+    "$BASE_PY" -m venv --system-site-packages "$VENV" || return 1
+    # A venv made from another venv's python sees only the *base* installation's packages: point
+    # the new one at the interpreter's own site-packages (where torch is) with a .pth file.
+    local parent_sites new_site
+    parent_sites=$("$BASE_PY" -c 'import site, sys; print("\n".join(site.getsitepackages()))') || return 1
+    new_site=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') || return 1
+    echo "$parent_sites" >"$new_site/_device_check_parent.pth"
+    "$VENV/bin/python" -c 'import torch; print("torch", torch.__version__, "from", torch.__file__)'
+}
+install_project() {
+    local py="$VENV/bin/python"
+    if compgen -G "$ROOT/.whl/*.whl" >/dev/null; then
+        "$py" -m pip install --no-index --no-deps --quiet "$ROOT"/.whl/*.whl || return 1
+    fi
+    if ! "$py" -m pip install --no-index --no-deps --no-build-isolation --quiet -e "$ROOT"; then
+        echo "device_check: editable install not possible offline here; using PYTHONPATH=$ROOT instead"
+    fi
+    "$py" -c 'import rustworkx, minitorch_rx; print("minitorch_rx from", minitorch_rx.__file__, "| rustworkx", rustworkx.__version__)'
+}
+if step "venv (--system-site-packages)" 120 make_venv; then
+    PY="$VENV/bin/python"
+else
+    echo "device_check: no venv; running with $BASE_PY itself"
+    PY="$BASE_PY"
+    VENV=""
+fi
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+[ -n "$VENV" ] && step "install (.whl/ wheels, project)" 180 install_project
+
+# ------------------------------------------------------------------ machine
+echo
+echo "=== machine"
+(command -v nvidia-smi >/dev/null && nvidia-smi) || echo "nvidia-smi: not found (no NVIDIA driver)"
+"$PY" - <<'EOF' | tee "$OUT/versions.txt"
+import platform, torch
+print(f"python {platform.python_version()}, torch {torch.__version__}, CUDA (torch built with) {torch.version.cuda}, "
+      f"cuDNN {torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None}")
+print(f"CPU: {platform.processor() or platform.machine()}, capability {torch.backends.cpu.get_cpu_capability()}, "
+      f"{torch.get_num_threads()} threads")
+if torch.cuda.is_available():
+    for i in range(torch.cuda.device_count()):
+        p = torch.cuda.get_device_properties(i)
+        print(f"cuda:{i}: {p.name}, {p.total_memory / 2**30:.1f} GiB, capability {p.major}.{p.minor}")
+else:
+    print("CUDA: not available to torch")
+EOF
+if "$PY" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    DEVICE=cuda
+else
+    DEVICE=cpu
+    echo "device_check: NO CUDA on this machine: running the device suite, training and bench on the CPU"
+fi
+echo "device_check: device $DEVICE"
+
+# ------------------------------------------------------------------ the device suite
+step "device suite (tests/device, MTRX_TEST_DEVICE=$DEVICE)" 360 \
+    env MTRX_TEST_DEVICE=$DEVICE "$PY" -m pytest tests/device -q -p no:cacheprovider -rfEs \
+    --junitxml="$OUT/device_suite.xml" --durations=10
+
+# ------------------------------------------------------------------ LeNet-5, one epoch
+train() {  # train DEVICE: one epoch of LeNet-5 on the shipped subset; prints "accuracy DEVICE xx.xx%"
+    local device=$1 run="$OUT/.runs/lenet5_$1"
+    rm -rf "$run"
+    "$PY" -m minitorch_rx train --model lenet5 --epochs 1 --device "$device" --out "$run" --quiet \
+        | tee "$OUT/train_$device.txt" || return 1
+    "$PY" - "$run/metrics.json" "$device" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+print(f"accuracy {sys.argv[2]} {100 * m['test_accuracy'][-1]:.2f}% "
+      f"({m['images_per_second'][-1]:.0f} train images/s)")
+EOF
+}
+step "train LeNet-5 1 epoch --device $DEVICE" 240 train "$DEVICE"
+if [ "$DEVICE" = cuda ]; then
+    step "train LeNet-5 1 epoch --device cpu (the accuracy bar)" 240 train cpu
+fi
+rm -rf "$OUT/.runs"
+
+# ------------------------------------------------------------------ bench
+step "bench.run --device $DEVICE --quick" 300 \
+    bash -c "'$PY' -m bench.run --device $DEVICE --quick --skip memory,accuracy,ddp | tee '$OUT/bench.txt'"
+
+# ------------------------------------------------------------------ summary
+ELAPSED=$(($(date +%s) - START))
+{
+    echo "# minitorch_rx device check ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+    echo
+    echo "Device: **$DEVICE**$([ "$DEVICE" = cpu ] && echo ' (no CUDA on this machine: the CPU ran every step)')"
+    echo
+    echo '```'
+    cat "$OUT/versions.txt" 2>/dev/null
+    echo '```'
+    echo
+    echo "| step | status | time |"
+    echo "|---|---|---|"
+    printf '%s\n' "${STEPS[@]}"
+    echo
+    echo "Device suite: $(grep -Eo '[0-9]+ (passed|failed|skipped|error|errors|xfailed)' "$LOG" | tail -n 6 | paste -sd, -)"
+    echo
+    echo "LeNet-5, one epoch on the shipped MNIST subset:"
+    grep -h '^accuracy ' "$LOG" | sed 's/^/- /'
+    echo
+    if [ -s "$OUT/bench.txt" ]; then
+        echo "Bench (\`python -m bench.run --device $DEVICE --quick\`):"
+        echo
+        echo '```'
+        sed -n '/^minitorch_rx against/,$p' "$OUT/bench.txt"
+        echo '```'
+    fi
+    echo
+    echo "Total: ${ELAPSED} s; exit status $FAILED."
+} >"$REPORT"
+echo
+cat "$REPORT"
+exit $FAILED
