@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +62,11 @@ def worker(model: str, impl: str, steps: int, size: int | None) -> dict[str, flo
     process; return the baseline and the rise of the peak resident set, in MiB."""
     import torch
 
+    from minitorch_rx.ops import linear
+
     torch.set_num_threads(1)
+    if os.environ.get("BENCH_PRODUCTS") == "mkl":  # bench.run --kernels mkl
+        linear.ONEDNN = None
     mt_step, torch_step = training_steps(model, size)
     step = mt_step if impl == "minitorch_rx" else torch_step
     del mt_step, torch_step  # the other twin's model stays alive in the closure: same baseline for both

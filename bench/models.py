@@ -10,12 +10,12 @@ Without ``--reps``, each timed sample runs steps for about 0.2 s (one ResNet-20 
 steps): single millisecond steps vary 2x on a shared machine. ``--conv native`` sets
 ``mt.backends.conv`` (aten's convolution kernels under our engine); the bars are im2col's.
 
-Cases (bars of issues 7 and 19):
-- ``mlp``: MLP 784-128-10, batch 64, SGD, against torch.nn (at most 0.85x).
+Cases (bars of issues 7 and 26; the native convolution's: at most 1.0x):
+- ``mlp``: MLP 784-128-10, batch 64, SGD, against torch.nn (at most 0.95x).
 - ``lenet5-im2col``: LeNet-5, batch 64, SGD with momentum, against torch.autograd running
   im2col itself (columns from ``Tensor.unfold`` views, one matmul per conv; at most 0.9x).
-- ``lenet5``: the same step against torch.nn with its native convolution (at most 1.05x).
-- ``resnet20``: ResNet-20 on CIFAR-10 shapes, batch 128, SGD with momentum (at most 1.10x).
+- ``lenet5``: the same step against torch.nn with its native convolution (at most 1.15x).
+- ``resnet20``: ResNet-20 on CIFAR-10 shapes, batch 128, SGD with momentum (at most 1.30x).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import minitorch_rx as mt
 import minitorch_rx.nn.functional as F
 import minitorch_rx.optim as optim
 
-from .common import Timing, compare, print_table
+from .common import Timing, compare, print_table, synchronized
 
 
 # ------------------------------------------------------------------ torch twins (same state-dict keys)
@@ -145,8 +145,11 @@ class Case:
     bar: float
 
 
+#: The bar of the convolution cases under ``mt.backends.conv = "native"`` (issue 26).
+NATIVE_BAR = 1.0
+
 CASES = {
-    "mlp": Case("mlp", "MLP 784-128-10 step, batch 64 (torch.nn)", "mlp", TorchMLP, (1, 28, 28), 64, 0.0, 0.85),
+    "mlp": Case("mlp", "MLP 784-128-10 step, batch 64 (torch.nn)", "mlp", TorchMLP, (1, 28, 28), 64, 0.0, 0.95),
     "lenet5-im2col": Case(
         "lenet5-im2col",
         "LeNet-5 step, batch 64 (torch im2col)",
@@ -157,9 +160,9 @@ CASES = {
         0.9,
         0.9,
     ),
-    "lenet5": Case("lenet5", "LeNet-5 step, batch 64 (torch.nn)", "lenet5", TorchLeNet5, (1, 28, 28), 64, 0.9, 1.05),
+    "lenet5": Case("lenet5", "LeNet-5 step, batch 64 (torch.nn)", "lenet5", TorchLeNet5, (1, 28, 28), 64, 0.9, 1.15),
     "resnet20": Case(
-        "resnet20", "ResNet-20 step, batch 128 (torch.nn)", "resnet20", TorchResNet20, (3, 32, 32), 128, 0.9, 1.10
+        "resnet20", "ResNet-20 step, batch 128 (torch.nn)", "resnet20", TorchResNet20, (3, 32, 32), 128, 0.9, 1.30
     ),
 }
 
@@ -183,11 +186,14 @@ def batch(case: Case, size: int | None = None, seed: int = 1) -> tuple[torch.Ten
 
 
 def training_steps(
-    case: Case, size: int | None = None, lr: float = 0.01
+    case: Case, size: int | None = None, lr: float = 0.01, device: str = "cpu"
 ) -> tuple[Callable[[], object], Callable[[], object]]:
-    """(minitorch_rx step, torch step) on twin models and one fixed batch; each returns its loss."""
+    """(minitorch_rx step, torch step) on twin models and one fixed batch, on ``device``; each
+    returns its loss (on CUDA, after waiting for the step's kernels)."""
     ours, theirs = twins(case)
-    x, y = batch(case, size)
+    ours.to(device)
+    theirs.to(device)
+    x, y = (t.to(device) for t in batch(case, size))
     mt_x, mt_y = mt.from_torch(x.clone()), mt.from_torch(y.clone())
     mt_opt = optim.SGD(ours.parameters(), lr=lr, momentum=case.momentum)
     torch_opt = torch.optim.SGD(theirs.parameters(), lr=lr, momentum=case.momentum)
@@ -206,7 +212,7 @@ def training_steps(
         torch_opt.step()
         return loss
 
-    return mt_step, torch_step
+    return synchronized(mt_step, device), synchronized(torch_step, device)
 
 
 def run(
@@ -215,9 +221,10 @@ def run(
     reps: int | None = None,
     size: int | None = None,
     conv: str = "im2col",
+    device: str = "cpu",
 ) -> list[tuple[str, Timing]]:
-    """(label, timing against torch) for each case; ``size`` overrides the batch size, ``conv`` is
-    ``mt.backends.conv`` meanwhile (a label says when it is not the default)."""
+    """(label, timing against torch) for each case on ``device``; ``size`` overrides the batch size,
+    ``conv`` is ``mt.backends.conv`` meanwhile (a label says when it is not the default)."""
     rows = []
     default, mt.backends.conv = mt.backends.conv, conv
     try:
@@ -226,7 +233,7 @@ def run(
             label = case.label if size is None else case.label.replace(f"batch {case.batch}", f"batch {size}")
             if conv != "im2col":
                 label += f", {conv} conv"
-            rows.append((label, compare(*training_steps(case, size), rounds=rounds, repeat=reps)))
+            rows.append((label, compare(*training_steps(case, size, device=device), rounds=rounds, repeat=reps)))
     finally:
         mt.backends.conv = default
     return rows

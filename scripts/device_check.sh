@@ -26,12 +26,13 @@ declare -a STEPS=()
 FAILED=0
 
 step() {  # step NAME TIMEOUT_S COMMAND...: run guarded, record status and seconds
+    # COMMAND may be one of the functions below (exported: timeout runs it in a child bash)
     local name=$1 limit=$2
     shift 2
     echo
     echo "=== $name ($(date -u +%H:%M:%S) UTC, limit ${limit}s)"
     local began=$(date +%s)
-    timeout --kill-after=10 "$limit" "$@"
+    timeout --kill-after=10 "$limit" bash -c '"$@"' step "$@"
     local rc=$?
     local took=$(($(date +%s) - began))
     local status="ok"
@@ -74,6 +75,8 @@ install_project() {
     fi
     "$py" -c 'import rustworkx, minitorch_rx; print("minitorch_rx from", minitorch_rx.__file__, "| rustworkx", rustworkx.__version__)'
 }
+export ROOT OUT VENV BASE_PY
+export -f make_venv install_project
 if step "venv (--system-site-packages)" 120 make_venv; then
     PY="$VENV/bin/python"
 else
@@ -81,7 +84,7 @@ else
     PY="$BASE_PY"
     VENV=""
 fi
-export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" PY VENV
 [ -n "$VENV" ] && step "install (.whl/ wheels, project)" 180 install_project
 
 # ------------------------------------------------------------------ machine
@@ -127,6 +130,7 @@ print(f"accuracy {sys.argv[2]} {100 * m['test_accuracy'][-1]:.2f}% "
       f"({m['images_per_second'][-1]:.0f} train images/s)")
 EOF
 }
+export -f train
 step "train LeNet-5 1 epoch --device $DEVICE" 240 train "$DEVICE"
 if [ "$DEVICE" = cuda ]; then
     step "train LeNet-5 1 epoch --device cpu (the accuracy bar)" 240 train cpu

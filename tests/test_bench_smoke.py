@@ -80,6 +80,18 @@ def test_the_conv_suite_gives_rows_in_the_table():
 
 def test_the_run_table_has_the_sequence_rows_with_their_bars():
     rows = run._sequence_rows(quick=True, data_root=None)
-    assert [row.bar for row in rows] == [1.15, 1.5]
+    assert [row.bar for row in rows] == [1.0, 1.2]
     assert "transformer, batch 2 x 8 steps, AdamW" in rows[0].name and "lstm, batch 2 x 8 steps, Adam" in rows[1].name
     assert all(row.value > 0 and row.cpu > 0 for row in rows)
+
+
+def test_a_memory_row_within_its_allowance_meets_its_bar():
+    over = run.Row("LeNet-5 step: peak anonymous", "11.5 MiB", "10.1 MiB", 1.14, None, 1.0, within=True)
+    assert over.met
+    assert not run.Row("ResNet-20 step: peak anonymous", "330 MiB", "300 MiB", 1.1, None, 1.0, within=False).met
+
+
+def test_the_kernel_choices_in_force_are_described(monkeypatch):
+    monkeypatch.setattr(run.tuner, "_choices", {})
+    assert "none made" in run.describe_kernels("tuned")
+    assert "autotune off" in run.describe_kernels("fixed") and "MKL" in run.describe_kernels("mkl")

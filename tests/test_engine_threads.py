@@ -104,7 +104,7 @@ def test_threads_backward_through_one_graph_one_wins_the_others_are_told(threads
         loss = (h * h).sum() if shared == "loss" else None
         results = []
 
-        def work():
+        def work(h, loss, results):
             start.wait()
             try:
                 (loss if loss is not None else (h * h).sum()).backward()
@@ -112,7 +112,7 @@ def test_threads_backward_through_one_graph_one_wins_the_others_are_told(threads
             except RuntimeError as error:
                 results.append(str(error))
 
-        workers = [threading.Thread(target=work) for _ in range(threads)]
+        workers = [threading.Thread(target=work, args=(h, loss, results)) for _ in range(threads)]
         for t in workers:
             t.start()
         for t in workers:

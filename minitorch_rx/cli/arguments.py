@@ -347,6 +347,16 @@ def add_bench(commands) -> argparse.ArgumentParser:
     )
     bench.add_argument("--quick", action="store_true", help="fewer rounds and smaller sizes: checks that they run")
     bench.add_argument(
+        "--kernels",
+        choices=("tuned", "fixed", "mkl"),
+        default="tuned",
+        help="tuned: measured on this machine (mt.backends.autotune); fixed: the fixed rules; mkl: fixed, "
+        "every product MKL's",
+    )
+    bench.add_argument(
+        "--explain", action="store_true", help="after the table, every kernel choice the tuner made and its times"
+    )
+    bench.add_argument(
         "--data-root",
         default=None,
         metavar="DIR",

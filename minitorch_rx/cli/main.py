@@ -181,7 +181,8 @@ def _bench(args: argparse.Namespace) -> int:
         raise UsageError(
             "the benchmarks live in the source checkout's bench/ folder; run this from a clone of the repository"
         )
-    command = [sys.executable, "-m", "bench.run"] + (["--quick"] if args.quick else [])
+    command = [sys.executable, "-m", "bench.run", "--kernels", args.kernels]
+    command += ["--quick"] * args.quick + ["--explain"] * args.explain
     if args.data_root is not None:
         command += ["--data-root", str(Path(args.data_root).resolve())]
     return subprocess.call(command, cwd=root)

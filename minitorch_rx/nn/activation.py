@@ -165,6 +165,15 @@ class LogSoftmax(_SoftmaxNd):
         return F.log_softmax(input, self._dim(input, "log_softmax"))
 
 
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of ``(N, C, H, W)`` or ``(C, H, W)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)
+
+
 def _inplace_suffix(inplace: bool) -> str:
     return ", inplace=True" if inplace else ""
 

@@ -63,6 +63,7 @@ from ..ops.loss import (
     binary_cross_entropy_with_logits,
     cross_entropy,
     l1_loss,
+    linear_cross_entropy,
     mse_loss,
     nll_loss,
 )
@@ -71,6 +72,7 @@ from ..ops.loss_margin import (
     hinge_embedding_loss,
     margin_ranking_loss,
     multi_margin_loss,
+    multilabel_margin_loss,
     triplet_margin_loss,
 )
 from ..ops.loss_pointwise import (
@@ -89,6 +91,7 @@ from ..ops.norm import (
     instance_norm,
     layer_norm,
     local_response_norm,
+    rms_norm,
 )
 from ..ops.pad import pad
 from ..ops.piecewise import (
@@ -112,6 +115,8 @@ from ..ops.pool import (
     avg_pool1d,
     avg_pool2d,
     avg_pool3d,
+    fractional_max_pool2d,
+    fractional_max_pool3d,
     lp_pool1d,
     lp_pool2d,
     lp_pool3d,
@@ -163,6 +168,8 @@ __all__ = [
     "embedding",
     "feature_alpha_dropout",
     "fold",
+    "fractional_max_pool2d",
+    "fractional_max_pool3d",
     "gaussian_nll_loss",
     "gelu",
     "glu",
@@ -183,6 +190,7 @@ __all__ = [
     "layer_norm",
     "leaky_relu",
     "linear",
+    "linear_cross_entropy",
     "local_response_norm",
     "log_softmax",
     "logsigmoid",
@@ -199,6 +207,7 @@ __all__ = [
     "mish",
     "mse_loss",
     "multi_margin_loss",
+    "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
@@ -211,6 +220,7 @@ __all__ = [
     "prelu",
     "relu",
     "relu6",
+    "rms_norm",
     "rrelu",
     "scaled_dot_product_attention",
     "selu",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ..autograd.tensor import Tensor
 from ..ops.constants import check_number
 from ..ops.loss_pointwise import legacy_reduction
 from . import functional as F
+from .linear import Linear
 from .module import Module
 
 
@@ -241,6 +244,63 @@ class MultiMarginLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multi_margin_loss(
             input, target, p=self.p, margin=self.margin, weight=self.weight, reduction=self.reduction
+        )
+
+
+class MultiLabelMarginLoss(_LegacyLoss):
+    """Multi-label hinge loss over the target classes listed in ``target`` (up to its first -1)."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A ``Linear`` layer (``in_features`` to ``num_classes * prod(out_features)``) followed by
+    cross entropy, as PyTorch's (its weight stored 2-D in ``linear`` and reshaped in forward)."""
+
+    def __init__(
+        self,
+        in_features: int,
+        num_classes: int,
+        *,
+        out_features: tuple[int, ...] = (),
+        bias: bool = False,
+        device=None,
+        dtype=None,
+        reduction: str = "mean",
+        weight: Tensor | torch.Tensor | None = None,
+        ignore_index: int | None = None,
+        label_smoothing: float = 0.0,
+        options=None,
+    ) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight, None, None, reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(
+            in_features, math.prod(out_features, start=num_classes), bias=bias, device=device, dtype=dtype
+        )
+        self.options = options
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        in_features = self.linear.in_features
+        linear_weight = self.linear.weight.reshape(self.num_classes, *self.out_features, in_features)
+        bias = self.linear.bias
+        return F.linear_cross_entropy(
+            input,
+            linear_weight,
+            target,
+            linear_bias=None if bias is None else bias.reshape(self.num_classes, *self.out_features),
+            weight=self.weight,
+            reduction=self.reduction,
+            ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing,
+            options=self.options,
         )
 
 

@@ -1,4 +1,4 @@
-"""``LayerNorm``, ``GroupNorm`` and ``LocalResponseNorm``, as PyTorch's."""
+"""``LayerNorm``, ``RMSNorm``, ``GroupNorm`` and ``LocalResponseNorm``, as PyTorch's."""
 
 from __future__ import annotations
 
@@ -50,6 +50,37 @@ class LayerNorm(Module):
             f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
             f"bias={self.bias is not None}"
         )
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalization over the trailing ``normalized_shape`` dims, with a
+    ``weight`` (ones) when ``elementwise_affine``; ``eps=None`` is the dtype's epsilon."""
+
+    def __init__(
+        self,
+        normalized_shape: int | tuple[int, ...] | torch.Size,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | None = None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = int_tuple(normalized_shape, "RMSNorm", "normalized_shape", 1)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        _affine_parameters(self, elementwise_affine, False, self.normalized_shape, device, dtype)
+
+    def reset_parameters(self) -> None:
+        """Weight to ones."""
+        _reset_affine(self)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
 
 
 def _affine_parameters(module: Module, affine: bool, bias: bool, shape: tuple, device, dtype) -> None:

@@ -280,3 +280,54 @@ class LPPool3d(_LPPoolNd):
     """Power-average pooling over 3-D windows."""
 
     _pool = staticmethod(F.lp_pool3d)
+
+
+class _FractionalMaxPoolNd(Module):
+    _n: int
+    _pool: Callable[..., Tensor | tuple[Tensor, Tensor]]
+
+    def __init__(
+        self,
+        kernel_size: int | tuple[int, ...],
+        output_size: int | tuple[int, ...] | None = None,
+        output_ratio: float | tuple[float, ...] | None = None,
+        return_indices: bool = False,
+        _random_samples: Tensor | None = None,
+    ) -> None:
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size = _ntuple(self._n)(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(self._n)(output_size) if output_size is not None else None
+        self.output_ratio = _ntuple(self._n)(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return self._pool(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max pooling over pseudo-random 2-D windows that shrink H, W to ``output_size`` (or by ``output_ratio``)."""
+
+    _n = 2
+    _pool = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Max pooling over pseudo-random 3-D windows (see ``FractionalMaxPool2d``)."""
+
+    _n = 3
+    _pool = staticmethod(F.fractional_max_pool3d)

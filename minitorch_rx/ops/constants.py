@@ -6,6 +6,13 @@ float32/float64 are cached: half precision would round the constant itself, and 
 tensors promote differently with a float tensor than with a Python float. Zeros and NaNs are
 not cached: a dict key compares by value, and ``-0.0 == 0.0``.
 
+The constants are CPU tensors, made for operands on the CPU. An op on another device takes the
+Python number itself (what torch does with it there): a CUDA kernel takes at most one CPU
+scalar, and only where torch allows it (``torch.lerp`` does not), while a constant on the GPU
+would cost a host-to-device copy per new value. Only the arithmetic operators' hot path
+(``x * c``, ``x + c``, ...: binary kernels, which take a CPU scalar) uses a constant already
+cached whatever the device.
+
 Also the check every public op makes of its tensor arguments, worded as PyTorch's.
 """
 
@@ -40,7 +47,7 @@ def operand(value: object, like: torch.Tensor) -> object:
         # Keys compare by value, so -0.0 would find 0.0's tensor (and int 0's), and NaNs would
         # never be found again: zeros and NaNs pass as Python numbers, which torch takes exactly.
         table = _cache.get(dtype)
-        if table is not None and value == value and value != 0:
+        if table is not None and value == value and value != 0 and like.is_cpu:
             constant = table.get(value)
             if constant is None:
                 if len(table) >= _MAX_CACHED:

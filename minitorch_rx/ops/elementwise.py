@@ -6,6 +6,8 @@ import torch
 
 from ..autograd.function import ConstantOp, Function
 from ..autograd.tensor import Tensor, detach_torch
+from .autocast import state as autocast_state
+from .autocast import to_float32_on_gpu
 from .constants import _cache as _constants
 from .constants import dtype_name, not_a_tensor, operand, tensor_arg
 
@@ -388,6 +390,8 @@ def neg(input: Tensor) -> Tensor:
 
 
 def pow(input, exponent) -> Tensor:
+    if autocast_state.active:
+        input, exponent = to_float32_on_gpu(input, exponent)
     if isinstance(input, Tensor):
         if not isinstance(exponent, (Tensor, torch.Tensor)):
             return Pow.apply(input, exponent)  # a Python exponent stays a scalar: x ** 2 is exact
@@ -400,10 +404,14 @@ def abs(input: Tensor) -> Tensor:
 
 
 def exp(input: Tensor) -> Tensor:
+    if autocast_state.active:
+        (input,) = to_float32_on_gpu(input)
     return Exp.apply(input)
 
 
 def log(input: Tensor) -> Tensor:
+    if autocast_state.active:
+        (input,) = to_float32_on_gpu(input)
     return Log.apply(input)
 
 

@@ -59,12 +59,12 @@ def uses_onednn(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = No
     oneDNN by the fixed rule, or, under ``mt.backends.autotune``, whichever of oneDNN and MKL
     measured faster for these shapes on this machine (``backends.tuner``)."""
     if not (
-        ONEDNN is not None
+        x.shape[0] * x.shape[1] * w.shape[0] >= ONEDNN_FROM
+        and ONEDNN is not None
         and type(x) is torch.Tensor
         and type(w) is torch.Tensor
         and x.dtype is torch.float32
         and w.dtype is torch.float32
-        and x.shape[0] * x.shape[1] * w.shape[0] >= ONEDNN_FROM
         and min(x.shape[0], x.shape[1], w.shape[0]) >= ONEDNN_MIN_SIDE
         and x.device.type == "cpu"
         and (bias is None or (type(bias) is torch.Tensor and bias.dtype is torch.float32))
@@ -197,6 +197,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> linear(mt.ones(2, 3), mt.ones(4, 3), mt.zeros(4)).shape
     torch.Size([2, 4])
     """
+    if (  # the common call (an nn.Linear's): straight to the op, every check below passes
+        type(input) is Tensor
+        and type(weight) is Tensor
+        and (bias is None or type(bias) is Tensor)
+        and not autocast_state.active
+        and weight._data.dim() == 2
+        and input._data.dim() > 0
+        and input._data.shape[-1] == weight._data.shape[1]
+    ):
+        return Linear.apply(input, weight, bias)
     input = tensor_arg(input, "linear")
     weight = tensor_arg(weight, "linear", "weight", 2)
     bias = tensor_arg(bias, "linear", "bias", 3, optional=True)

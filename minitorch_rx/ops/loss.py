@@ -472,3 +472,49 @@ def binary_cross_entropy_with_logits(
     if autocast_state.active:
         input, target, weight, pos_weight = to_float32(input, target, weight, pos_weight)
     return BCEWithLogits.apply(input, target, weight, pos_weight, reduction_enum)
+
+
+def linear_cross_entropy(
+    input: Tensor,
+    linear_weight: Tensor,
+    target: Tensor,
+    *,
+    linear_bias: Tensor | None = None,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    ignore_index: int | None = None,
+    label_smoothing: float = 0.0,
+    options=None,
+) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``: ``input``
+    ``(N, in)`` or ``(in,)``, ``linear_weight`` ``(C, d1, ..., dk, in)`` gives logits
+    ``(N, C, d1, ..., dk)``. PyTorch's reference path: ``options`` (chunking, a memory saving) is
+    accepted and not used."""
+    input = tensor_arg(input, "linear_cross_entropy")
+    linear_weight = tensor_arg(linear_weight, "linear_cross_entropy", "linear_weight", 2)
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), "
+            f"got {in_features} and {linear_weight.shape[-1]}, respectively"
+        )
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got {tuple(linear_bias.shape)}")
+    if out_features and input.dim() == 1:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires"
+            f" batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}"
+        )
+    logits = (input @ linear_weight.reshape(-1, in_features).mT).reshape(*input.shape[:-1], classes, *out_features)
+    if linear_bias is not None:
+        logits = logits + linear_bias
+    if ignore_index is not None and tuple(target.shape) == tuple(logits.shape):
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    return cross_entropy(
+        logits, target, weight, -100 if ignore_index is None else ignore_index, reduction, label_smoothing
+    )

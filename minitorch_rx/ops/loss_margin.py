@@ -1,5 +1,6 @@
 """Margin and embedding losses: ``margin_ranking_loss``, ``hinge_embedding_loss``,
-``multi_margin_loss``, ``cosine_embedding_loss`` and ``triplet_margin_loss``, composed from the
+``multi_margin_loss``, ``multilabel_margin_loss``,
+``cosine_embedding_loss`` and ``triplet_margin_loss``, composed from the
 engine's ops in the order PyTorch's kernels compute them."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ __all__ = [
     "hinge_embedding_loss",
     "margin_ranking_loss",
     "multi_margin_loss",
+    "multilabel_margin_loss",
     "triplet_margin_loss",
 ]
 
@@ -123,6 +125,46 @@ def multi_margin_loss(
         weight_data = weight._data if isinstance(weight, Tensor) else weight
         terms = terms * weight_data[labels].unsqueeze(1)
     loss = (terms * ~is_target).sum(1) / classes
+    if dims < 2:
+        loss = loss.reshape(())
+    return reduce_loss(loss, reduction_enum)
+
+
+def multilabel_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The multi-label hinge loss: per sample, ``sum_{j, i} max(0, 1 - (x[y_j] - x[i])) / C`` over
+    the target classes ``y_j`` (``target``'s entries up to its first -1) and the other classes
+    ``i``, for ``input`` ``(N, C)`` or ``(C,)`` and an integer ``target`` of the same shape.
+
+    >>> import minitorch_rx as mt
+    >>> multilabel_margin_loss(mt.tensor([[0.1, 0.2, 0.4, 0.8]]), mt.tensor([[3, 0, -1, 1]])).item()
+    0.85
+    """
+    input, target = _check_tensors("multilabel_margin_loss", input, target)
+    reduction_enum = _reduction(legacy_reduction(size_average, reduce, reduction))
+    dims = input._data.dim()
+    shape = list(input._data.shape)
+    if dims > 2 or (dims == 2 and shape[1] == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {shape}")
+    if list(target._data.shape) != shape:
+        raise RuntimeError(f"inconsistent target size: {list(target._data.shape)} for input of size: {shape}")
+    rows = input.reshape(1, -1) if dims < 2 else input
+    labels = target._data.reshape(rows._data.shape)
+    classes = rows._data.shape[1]
+    if labels.numel() and (int(labels.min()) < -1 or int(labels.max()) >= classes):
+        raise RuntimeError("target out of range")
+    valid = (labels >= 0).cumprod(1).bool()  # the targets end at the first -1
+    safe = labels.where(valid, 0)
+    is_target = torch.zeros_like(labels, dtype=torch.bool).scatter_(1, safe, valid)  # [N, C]: class i a target
+    target_scores = rows.gather(1, safe)  # [N, J]: x[y_j]
+    terms = (1 - target_scores.unsqueeze(2) + rows.unsqueeze(1)).clamp(min=0)  # [N, J, C]
+    pairs = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = (terms * pairs).sum((1, 2)) / classes
     if dims < 2:
         loss = loss.reshape(())
     return reduce_loss(loss, reduction_enum)

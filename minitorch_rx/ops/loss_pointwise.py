@@ -18,6 +18,8 @@ from torch.nn import _reduction as torch_reduction
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .activation import logsigmoid
+from .autocast import state as autocast_state
+from .autocast import to_float32
 from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .loss import MEAN, SUM, _check_tensors, _not_differentiable, _reduction
 
@@ -31,6 +33,21 @@ __all__ = [
     "smooth_l1_loss",
     "soft_margin_loss",
 ]
+
+
+class SelfXlogy(Function):
+    """``xlogy(t, t)``: ``t * log(t)``, 0 where ``t`` is 0 (NaN below 0); as ``xlogy``'s
+    derivatives in both arguments, its gradient is ``log(t) + 1``, NaN at 0 (``t / t``)."""
+
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return torch.xlogy(t, t)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (t,) = ctx.saved_tensors
+        return grad * (t.log().where(t != 0, 0.0) + t / t)
 
 
 def reduce_loss(loss: Tensor, reduction: int) -> Tensor:
@@ -136,6 +153,8 @@ def smooth_l1_loss(
     2.625
     """
     input, target = _check_tensors("smooth_l1_loss", input, target)
+    if autocast_state.active:
+        input, target = to_float32(input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     reduction_enum = _reduction(reduction)
     _check_float("smooth_l1_loss", beta, "beta", 4)
@@ -161,6 +180,8 @@ def huber_loss(
     4.125
     """
     input, target = _check_tensors("huber_loss", input, target)
+    if autocast_state.active:
+        input, target = to_float32(input, target)
     reduction_enum = _reduction(reduction)
     _check_float("huber_loss", delta, "delta", 4)
     weight = tensor_arg(weight, "huber_loss", "weight", 5, optional=True)
@@ -195,6 +216,8 @@ def kl_div(
     0.0
     """
     input, target = _check_tensors("kl_div", input, target)
+    if autocast_state.active:
+        input, target = to_float32(input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     if reduction == "mean":
         warnings.warn(
@@ -207,9 +230,7 @@ def kl_div(
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        positive = target > 0
-        safe_target = target.where(positive, 1.0)
-        loss = (target * safe_target.log()).where(positive, 0.0) - target * input
+        loss = SelfXlogy.apply(target) - target * input
     reduced = reduce_loss(loss, reduction_enum)
     if reduction == "batchmean" and input._data.dim() != 0:
         reduced = reduced / input._data.shape[0]

@@ -17,6 +17,8 @@ import torch
 from ..autograd.engine import recorded_vjp
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32_on_gpu
 from .constants import operand, tensor_arg
 from .dims import int_tuple
 from .pad import pad
@@ -208,12 +210,46 @@ def layer_norm(
     [-1.0, 1.0]
     """
     input = tensor_arg(input, "layer_norm")
+    if autocast_state.active:
+        input, weight, bias = to_float32_on_gpu(input, weight, bias)
     shape = (
         [normalized_shape]
         if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool)
         else list(int_tuple(normalized_shape, "layer_norm", "normalized_shape", 2))
     )
     return LayerNorm.apply(input, shape, weight, bias, eps)
+
+
+def rms_norm(
+    input: Tensor,
+    normalized_shape: int | Sequence[int],
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    """``input / sqrt(mean(input**2) + eps)`` over the trailing ``normalized_shape`` dims, times
+    ``weight``; ``eps`` defaults to the dtype's machine epsilon, as PyTorch's. Composed from
+    recorded ops, as PyTorch's own composite.
+
+    >>> import minitorch_rx as mt
+    >>> [round(v, 4) for v in rms_norm(mt.tensor([[3.0, 4.0]]), [2]).tolist()[0]]
+    [0.8485, 1.1314]
+    """
+    input = tensor_arg(input, "rms_norm")
+    shape = (
+        [normalized_shape]
+        if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool)
+        else list(int_tuple(normalized_shape, "rms_norm", "normalized_shape", 2))
+    )
+    if list(input.shape[input.dim() - len(shape) :]) != shape or len(shape) > input.dim():
+        raise RuntimeError(
+            f"Given normalized_shape={shape}, expected input with shape [*{', '.join(map(str, shape))}], "
+            f"but got input of size{list(input.shape)}"
+        )
+    if eps is None:
+        eps = torch.finfo(input.dtype).eps
+    dims = tuple(range(-len(shape), 0))
+    out = input / ((input * input).mean(dims, keepdim=True) + eps).sqrt()
+    return out if weight is None else out * weight
 
 
 class GroupNorm(Function):
@@ -288,6 +324,8 @@ def group_norm(
     [-1.0, 1.0, -1.0, 1.0]
     """
     input = tensor_arg(input, "group_norm")
+    if autocast_state.active:
+        input, weight, bias = to_float32_on_gpu(input, weight, bias)
     input = operand(input, None)
     shape = input.shape
     if len(shape) < 2:

@@ -250,7 +250,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     weight = tensor_arg(weight, "prelu", "weight", 2)
     dims = input._data.dim()
     count = weight._data.numel()
-    if dims == 0:
+    if dims == 0 and count != 1:
         raise RuntimeError("Not allow zero-dim input tensor.")
     if weight._data.dim() > 1:
         raise RuntimeError(
@@ -264,6 +264,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         )
     if count != 1 and dims >= 2:
         weight = weight.reshape(count, *([1] * (dims - 2)))
+    elif dims == 0:  # one shared slope; a 0-dim input keeps its 0-dim output
+        weight = weight.reshape(())
     return PReLU.apply(input, weight)
 
 

@@ -18,6 +18,7 @@ import torch.nn.functional as torch_functional
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .constants import tensor_arg
 
 aten = torch.ops.aten
 IntOrTuple = int | Sequence[int]
@@ -379,3 +380,30 @@ def lp_pool3d(
 lp_pool1d.__doc__ = _LP_DOC.format(dims=1, spatial="L")
 lp_pool2d.__doc__ = _LP_DOC.format(dims=2, spatial="H, W")
 lp_pool3d.__doc__ = _LP_DOC.format(dims=3, spatial="D, H, W")
+
+
+def _fractional_max_pool(nd: int, input: Tensor, kernel_size, output_size, output_ratio, return_indices, samples):
+    """torch's kernel picks each window's arg-max (from ``_random_samples``, or draws from torch's
+    generator as PyTorch does); the output gathers those elements, so the gradient flows to them."""
+    torch_pool = torch_functional.fractional_max_pool2d if nd == 2 else torch_functional.fractional_max_pool3d
+    input = tensor_arg(input, f"fractional_max_pool{nd}d")
+    if isinstance(samples, Tensor):
+        samples = samples._data
+    _, indices = torch_pool(input._data, kernel_size, output_size, output_ratio, True, samples)
+    out = input.flatten(-nd).gather(-1, indices.flatten(-nd)).reshape(indices.shape)
+    return (out, Tensor._make(indices, None)) if return_indices else out
+
+
+def fractional_max_pool2d(
+    input: Tensor, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False, _random_samples=None
+):
+    """Fractional max pooling over H, W of ``(N, C, H, W)`` or ``(C, H, W)``: pseudo-random window
+    starts from ``_random_samples`` ``(N, C, 2)`` in ``[0, 1)`` (drawn when not given)."""
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d(
+    input: Tensor, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False, _random_samples=None
+):
+    """Fractional max pooling over D, H, W of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` (see the 2-D one)."""
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)

@@ -9,6 +9,8 @@ import torch
 
 from ..autograd.function import Function, LinearMap
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32, to_float32_on_gpu
 from .constants import dtype_name, tensor_arg
 from .dims import normalize_dim, normalize_dims
 from .elementwise import maximum, minimum
@@ -286,6 +288,8 @@ _MinDim = ExtremumWithIndices.overload("MinBackward0")
 # ------------------------------------------------------------------ public functions
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
     input = tensor_arg(input, "sum")
+    if autocast_state.active and dtype is None:
+        (input,) = to_float32_on_gpu(input)
     op = Sum if dim is None else _SumDim
     if dtype is not None:
         return op.apply(input, normalize_dims(dim, input._data.dim()), keepdim, dtype)
@@ -385,6 +389,8 @@ def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False):
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     input = tensor_arg(input, "logsumexp")
+    if autocast_state.active:
+        (input,) = to_float32_on_gpu(input)
     return LogSumExp.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
@@ -401,6 +407,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
     """The product of all elements, or along ``dim``; differentiable with zeros in the input."""
     input = tensor_arg(input, "prod")
+    if autocast_state.active and dtype is None:  # on the CPU's float32 list too
+        (input,) = to_float32(input)
     if dim is not None:
         dim = normalize_dim(dim, input._data.dim())
     return (Prod if dim is None else _ProdDim).apply(input, dim, keepdim, dtype)
