@@ -91,6 +91,21 @@ class Div(Function):
         return grad_a, grad_b
 
 
+class DivRounding(Function):
+    """``div(a, b, rounding_mode="floor" | "trunc")``: a step function, whose gradient PyTorch
+    gives as zeros."""
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode):
+        ctx.shapes = a.shape, b.shape if isinstance(b, torch.Tensor) else None
+        return torch.div(a, b, rounding_mode=rounding_mode)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a_shape, b_shape = ctx.shapes
+        return grad.new_zeros(a_shape), None if b_shape is None else grad.new_zeros(b_shape), None
+
+
 class AddConstant(ConstantOp):
     _recorded_as = "Add"
     _passes_gradient = True
@@ -381,8 +396,11 @@ def mul(input, other) -> Tensor:
     return binary(Mul, input, other)
 
 
-def div(input, other) -> Tensor:
-    return binary(Div, input, other)
+def div(input, other, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is None:
+        return binary(Div, input, other)
+    input = input if isinstance(input, Tensor) else tensor_arg(input, "div")
+    return DivRounding.apply(input, operand(other, input._data), rounding_mode)
 
 
 def neg(input: Tensor) -> Tensor:

@@ -328,13 +328,20 @@ def _correction(unbiased: bool | None, correction: float | None) -> float:
     return 0 if unbiased is False else 1
 
 
+def _unbiased_first(dim, unbiased):
+    """PyTorch's ``var(input, unbiased)`` overload: a bool where ``dim`` goes is ``unbiased``."""
+    return (None, dim) if isinstance(dim, bool) else (dim, unbiased)
+
+
 def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
     input = tensor_arg(input, "var")
+    dim, unbiased = _unbiased_first(dim, unbiased)
     return Var.apply(input, normalize_dims(dim, input._data.dim()), _correction(unbiased, correction), keepdim)
 
 
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
     input = tensor_arg(input, "std")
+    dim, unbiased = _unbiased_first(dim, unbiased)
     return Std.apply(input, normalize_dims(dim, input._data.dim()), _correction(unbiased, correction), keepdim)
 
 
