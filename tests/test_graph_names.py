@@ -115,10 +115,7 @@ ACCEPTED = {
     ("where", ""): "the sample's condition is a float tensor: refused here, as torch.where refuses it",
     ("div", "trunc_rounding"): "rounding_mode not supported",
     ("div", "floor_rounding"): "rounding_mode not supported",
-    ("flip", ""): "flip(dims=) keyword not supported",
     ("einsum", ""): "the sample passes the equation after a list",
-    ("std", "unbiased"): "positional unbiased not supported",
-    ("var", "unbiased"): "positional unbiased not supported",
 }
 
 
