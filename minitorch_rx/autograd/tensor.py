@@ -184,6 +184,10 @@ class Tensor:
     def is_cuda(self) -> bool:
         return self._data.is_cuda
 
+    def get_device(self) -> int:
+        """The CUDA device index, -1 on the CPU (torch's answer)."""
+        return self._data.get_device()
+
     def size(self, dim: int | None = None) -> torch.Size | int:
         return self._data.size() if dim is None else self._data.size(dim)
 
