@@ -34,6 +34,20 @@ class Timing:
     round_theirs: float = math.nan
 
 
+def synchronized(fn: Callable[[], object], device: str | torch.device = "cpu") -> Callable[[], object]:
+    """``fn``, followed on a CUDA device by a wait for the kernels it queued: CUDA runs them
+    asynchronously, so a timing without the wait would measure their launches only."""
+    if torch.device(device).type != "cuda":
+        return fn
+
+    def call() -> object:
+        out = fn()
+        torch.cuda.synchronize(device)
+        return out
+
+    return call
+
+
 def median_round(ours: list[float], theirs: list[float]) -> tuple[float, float, float]:
     """(ours, theirs, ours / theirs) of the round whose ratio is the median of the per-round ratios
     (the lower middle one for an even number of rounds)."""

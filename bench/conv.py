@@ -24,6 +24,8 @@ import torch.nn.functional as torch_functional
 import minitorch_rx as mt
 from minitorch_rx.ops import conv as mt_conv
 
+from .common import synchronized
+
 try:
     from .common import median_round
 except ImportError:  # run as a script: python bench/conv.py
@@ -55,8 +57,8 @@ MT_CONV = {1: mt_conv.conv1d, 2: mt_conv.conv2d, 3: mt_conv.conv3d}
 TORCH_CONV = {1: torch_functional.conv1d, 2: torch_functional.conv2d, 3: torch_functional.conv3d}
 
 
-def _step_functions(case: Case) -> tuple[Callable[[], None], Callable[[], None]]:
-    """(minitorch_rx step, torch step): forward, then backward with the same output gradient."""
+def _step_functions(case: Case, device: str = "cpu") -> tuple[Callable[[], None], Callable[[], None]]:
+    """(minitorch_rx step, torch step) on ``device``: forward, then backward with the same output gradient."""
     dims = len(case.size)
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(case.batch, case.in_channels, *case.size, generator=generator)
@@ -64,6 +66,7 @@ def _step_functions(case: Case) -> tuple[Callable[[], None], Callable[[], None]]
     b = torch.randn(case.out_channels, generator=generator)
     out = TORCH_CONV[dims](x, w, b, padding=case.padding)
     grad = torch.randn(out.shape, generator=generator)
+    x, w, b, grad = (t.to(device) for t in (x, w, b, grad))
 
     mt_x = mt.tensor(x, requires_grad=case.input_grad)
     mt_w, mt_b = mt.tensor(w, requires_grad=True), mt.tensor(b, requires_grad=True)
@@ -82,7 +85,7 @@ def _step_functions(case: Case) -> tuple[Callable[[], None], Callable[[], None]]
             t.grad = None
         TORCH_CONV[dims](t_x, t_w, t_b, padding=case.padding).backward(grad)
 
-    return mt_step, torch_step
+    return synchronized(mt_step, device), synchronized(torch_step, device)
 
 
 def _time(step: Callable[[], None], reps: int) -> tuple[float, float]:
@@ -93,9 +96,9 @@ def _time(step: Callable[[], None], reps: int) -> tuple[float, float]:
     return (time.perf_counter() - wall) / reps, (time.thread_time() - cpu) / reps
 
 
-def measure(cases: tuple[Case, ...], rounds: int, reps: int) -> dict[str, dict[str, list[float]]]:
-    """Per case and clock, the per-round times of both implementations, interleaved."""
-    steps = {case.name: _step_functions(case) for case in cases}
+def measure(cases: tuple[Case, ...], rounds: int, reps: int, device: str = "cpu") -> dict[str, dict[str, list[float]]]:
+    """Per case and clock, the per-round times of both implementations on ``device``, interleaved."""
+    steps = {case.name: _step_functions(case, device) for case in cases}
     for mt_step, torch_step in steps.values():  # warm up allocator, kernels and caches
         mt_step()
         torch_step()

@@ -32,7 +32,7 @@ import minitorch_rx as mt
 import minitorch_rx.nn.functional as F
 import minitorch_rx.optim as optim
 
-from .common import Timing, compare, print_table
+from .common import Timing, compare, print_table, synchronized
 
 
 # ------------------------------------------------------------------ torch twins (same state-dict keys)
@@ -186,11 +186,14 @@ def batch(case: Case, size: int | None = None, seed: int = 1) -> tuple[torch.Ten
 
 
 def training_steps(
-    case: Case, size: int | None = None, lr: float = 0.01
+    case: Case, size: int | None = None, lr: float = 0.01, device: str = "cpu"
 ) -> tuple[Callable[[], object], Callable[[], object]]:
-    """(minitorch_rx step, torch step) on twin models and one fixed batch; each returns its loss."""
+    """(minitorch_rx step, torch step) on twin models and one fixed batch, on ``device``; each
+    returns its loss (on CUDA, after waiting for the step's kernels)."""
     ours, theirs = twins(case)
-    x, y = batch(case, size)
+    ours.to(device)
+    theirs.to(device)
+    x, y = (t.to(device) for t in batch(case, size))
     mt_x, mt_y = mt.from_torch(x.clone()), mt.from_torch(y.clone())
     mt_opt = optim.SGD(ours.parameters(), lr=lr, momentum=case.momentum)
     torch_opt = torch.optim.SGD(theirs.parameters(), lr=lr, momentum=case.momentum)
@@ -209,7 +212,7 @@ def training_steps(
         torch_opt.step()
         return loss
 
-    return mt_step, torch_step
+    return synchronized(mt_step, device), synchronized(torch_step, device)
 
 
 def run(
@@ -218,9 +221,10 @@ def run(
     reps: int | None = None,
     size: int | None = None,
     conv: str = "im2col",
+    device: str = "cpu",
 ) -> list[tuple[str, Timing]]:
-    """(label, timing against torch) for each case; ``size`` overrides the batch size, ``conv`` is
-    ``mt.backends.conv`` meanwhile (a label says when it is not the default)."""
+    """(label, timing against torch) for each case on ``device``; ``size`` overrides the batch size,
+    ``conv`` is ``mt.backends.conv`` meanwhile (a label says when it is not the default)."""
     rows = []
     default, mt.backends.conv = mt.backends.conv, conv
     try:
@@ -229,7 +233,7 @@ def run(
             label = case.label if size is None else case.label.replace(f"batch {case.batch}", f"batch {size}")
             if conv != "im2col":
                 label += f", {conv} conv"
-            rows.append((label, compare(*training_steps(case, size), rounds=rounds, repeat=reps)))
+            rows.append((label, compare(*training_steps(case, size, device=device), rounds=rounds, repeat=reps)))
     finally:
         mt.backends.conv = default
     return rows

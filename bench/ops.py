@@ -13,7 +13,7 @@ import torch
 
 import minitorch_rx as mt
 
-from .common import Timing, compare
+from .common import Timing, compare, synchronized
 
 
 def chain_minitorch(n_ops: int, x: mt.Tensor) -> None:
@@ -32,11 +32,15 @@ def chain_torch(n_ops: int, x: torch.Tensor) -> None:
     y.sum().backward()
 
 
-def run(n_ops: int = 1000, rounds: int = 15) -> list[tuple[str, Timing]]:
-    """(case, timing per op against torch.autograd)."""
-    x_mt = mt.randn(16, requires_grad=True)
+def run(n_ops: int = 1000, rounds: int = 15, device: str = "cpu") -> list[tuple[str, Timing]]:
+    """(case, timing per op against torch.autograd), the tensor on ``device``."""
+    x_mt = mt.randn(16, requires_grad=True, device=device)
     x_torch = x_mt.torch().clone().requires_grad_(True)
-    timing = compare(lambda: chain_minitorch(n_ops, x_mt), lambda: chain_torch(n_ops, x_torch), rounds=rounds)
+    timing = compare(
+        synchronized(lambda: chain_minitorch(n_ops, x_mt), device),
+        synchronized(lambda: chain_torch(n_ops, x_torch), device),
+        rounds=rounds,
+    )
     per_op = Timing(
         timing.ours / n_ops,
         timing.theirs / n_ops,

@@ -38,13 +38,13 @@ def resnet18_shapes() -> list[torch.Size]:
     return [p.shape for p in torchvision.models.resnet18().parameters()]
 
 
-def _twin_params(shapes: list[torch.Size]) -> tuple[list[mt.Tensor], list[torch.Tensor]]:
+def _twin_params(shapes: list[torch.Size], device: str = "cpu") -> tuple[list[mt.Tensor], list[torch.Tensor]]:
     generator = torch.Generator().manual_seed(0)
     ours, theirs = [], []
     for shape in shapes:
         weight, grad = (
-            torch.randn(shape, generator=generator),
-            torch.randn(shape, generator=generator) * 1e-3,
+            torch.randn(shape, generator=generator).to(device),
+            (torch.randn(shape, generator=generator) * 1e-3).to(device),
         )
         p = mt.tensor(weight.clone(), requires_grad=True)
         p.grad = mt.Tensor(grad.clone())

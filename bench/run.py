@@ -2,7 +2,7 @@
 it is met. ``minitorch-rx bench [--quick]`` runs this from the repository root.
 
     python -m bench.run [--quick] [--skip memory,accuracy,ddp] [--data-root DIR]
-                        [--kernels tuned|fixed|mkl] [--explain]
+                        [--kernels tuned|fixed|mkl] [--explain] [--device cuda]
 
 Timings are interleaved with PyTorch round by round on one thread; the ratio is the median of the
 per-round ratios, and the times shown are those of that median round (so they give the ratio).
@@ -18,6 +18,12 @@ The table's header names the CPU (model, torch's CPU capability) and the kernel 
 kept in its cache file), ``fixed`` (autotune off: the fixed rules, oneDNN's products from 2^22
 multiply-adds) or ``mkl`` (fixed, and every product MKL's, as a CPU where MKL wins would choose).
 ``--explain`` prints every choice the tuner made, with the times behind it.
+
+``--device cuda`` times the ops, models (both convolution backends), sequence, conv and optim
+suites with every tensor on that device, waiting for its kernels after each timed call
+(``torch.cuda.synchronize``); the suites that measure the CPU itself (memory's RSS, the CPU
+accuracy run, DDP over gloo) are left out there. The bars were set on the CPU: on a GPU the rows
+are figures to read.
 """
 
 from __future__ import annotations
@@ -37,9 +43,11 @@ from minitorch_rx.backends import tuner
 from minitorch_rx.ops import linear
 
 from . import accuracy, conv, ddp, memory, models, ops, optim, sequence
-from .common import Timing, compare, median_round
+from .common import Timing, compare, median_round, synchronized
 
 SUITES = ("ops", "models", "sequence", "conv", "optim", "memory", "accuracy", "ddp")
+#: The suites that measure the CPU (RSS, a CPU training run, gloo), run only with ``--device cpu``.
+CPU_SUITES = ("memory", "accuracy", "ddp")
 
 
 @dataclass(frozen=True)
@@ -67,25 +75,25 @@ def _timing_row(name: str, t: Timing, bar: float | None, unit: str = "ms", scale
     )
 
 
-def _ops_rows(quick: bool, data_root: Path | None) -> list[Row]:
+def _ops_rows(quick: bool, data_root: Path | None, device: str = "cpu") -> list[Row]:
     n_ops, rounds = (200, 3) if quick else (1000, 21)
-    ((name, t),) = ops.run(n_ops, rounds)
+    ((name, t),) = ops.run(n_ops, rounds, device)
     return [_timing_row(f"{name} vs torch.autograd", t, 0.50, "us", 1e6)]
 
 
-def _model_rows(quick: bool, data_root: Path | None) -> list[Row]:
+def _model_rows(quick: bool, data_root: Path | None, device: str = "cpu") -> list[Row]:
     rows = []
     cases = (("mlp", None), ("lenet5-im2col", None), ("lenet5", None), ("resnet20", None))
     if quick:
         cases = (("mlp", 16), ("lenet5-im2col", 8), ("lenet5", 8), ("resnet20", 4))
     for name, size in cases:
         rounds, reps = (3, 1) if quick else ((9, None) if name == "resnet20" else (15, None))
-        ((label, timing),) = models.run([name], rounds, reps, size)
+        ((label, timing),) = models.run([name], rounds, reps, size, device=device)
         rows.append(_timing_row(label, timing, models.CASES[name].bar))
     # The opt-in native convolution (mt.backends.conv = "native"), with a bar of its own.
     for name, size in cases[2:]:
         rounds, reps = (3, 1) if quick else ((9, None) if name == "resnet20" else (15, None))
-        ((label, timing),) = models.run([name], rounds, reps, size, conv="native")
+        ((label, timing),) = models.run([name], rounds, reps, size, conv="native", device=device)
         rows.append(_timing_row(label, timing, models.NATIVE_BAR))
     return rows
 
@@ -95,20 +103,20 @@ def _model_rows(quick: bool, data_root: Path | None) -> list[Row]:
 SEQUENCE_BARS = {"transformer": 1.0, "lstm": 1.2}
 
 
-def _sequence_rows(quick: bool, data_root: Path | None) -> list[Row]:
+def _sequence_rows(quick: bool, data_root: Path | None, device: str = "cpu") -> list[Row]:
     rows = []
     for name, bar in SEQUENCE_BARS.items():
         rounds, reps, batch, steps = (3, 1, 2, 8) if quick else (9, None, None, None)
-        ((label, timing),) = sequence.run([name], rounds, reps, batch, steps)
+        ((label, timing),) = sequence.run([name], rounds, reps, batch, steps, device)
         ours, theirs = f"{timing.ours * 1e3:.2f} ms", f"{timing.theirs * 1e3:.2f} ms"
         rows.append(Row(label, ours, theirs, timing.ratio, timing.cpu_ratio, bar))
     return rows
 
 
-def _conv_rows(quick: bool, data_root: Path | None) -> list[Row]:
+def _conv_rows(quick: bool, data_root: Path | None, device: str = "cpu") -> list[Row]:
     rounds, reps = (3, 1) if quick else (9, 5)
     cases = (*conv.LENET, conv.OTHERS[2])  # LeNet-5's two layers and the 3-D case
-    times = conv.measure(cases, rounds, reps)
+    times = conv.measure(cases, rounds, reps, device)
     measured = {
         "LeNet-5's conv layers, forward + backward, vs native": (
             conv.lenet_layers(times, [case.name for case in conv.LENET]),
@@ -124,14 +132,15 @@ def _conv_rows(quick: bool, data_root: Path | None) -> list[Row]:
     return rows
 
 
-def _optim_rows(quick: bool, data_root: Path | None) -> list[Row]:
+def _optim_rows(quick: bool, data_root: Path | None, device: str = "cpu") -> list[Row]:
     rounds, repeat = (3, 1) if quick else (9, None)
     shapes = optim.resnet18_shapes()
     rows = []
     for name in ("SGD(momentum=0.9)", "Adam"):
         our_cls, torch_cls, kwargs = optim.CASES[name]
-        ours, theirs = optim._twin_params(shapes)
-        timing = compare(our_cls(ours, **kwargs).step, torch_cls(theirs, **kwargs).step, rounds, repeat)
+        ours, theirs = optim._twin_params(shapes, device)
+        our_step = synchronized(our_cls(ours, **kwargs).step, device)
+        timing = compare(our_step, synchronized(torch_cls(theirs, **kwargs).step, device), rounds, repeat)
         rows.append(_timing_row(f"{name} step, ResNet-18 params (11.7M), vs torch.optim", timing, 1.2))
     return rows
 
@@ -150,7 +159,7 @@ MEMORY_SLACK_MIB = 2.0
 MEMORY_SMALL_MIB = 20.0
 
 
-def _memory_rows(quick: bool, data_root: Path | None) -> list[Row]:
+def _memory_rows(quick: bool, data_root: Path | None, device: str = "cpu") -> list[Row]:
     steps, size = (2, 4) if quick else (10, None)
     rows = []
     for model, ours, theirs, our_code, their_code in memory.run(list(memory.MODELS), steps, size, code=True):
@@ -165,14 +174,14 @@ def _memory_rows(quick: bool, data_root: Path | None) -> list[Row]:
     return rows
 
 
-def _accuracy_rows(quick: bool, data_root: Path | None) -> list[Row]:
+def _accuracy_rows(quick: bool, data_root: Path | None, device: str = "cpu") -> list[Row]:
     root = None if quick else accuracy.resolve_root(data_root)
     ours, theirs, source = accuracy.train_both(1, root, 2048 if quick else None)
     label = "LeNet-5 1 MNIST epoch: test accuracy" + (" (2048 images)" if quick else "" if root else " (subset)")
     return [Row(label, f"{ours:.2f}%", f"{theirs:.2f}%", ours - theirs, None, 0.2, absolute=True)]
 
 
-def _ddp_rows(quick: bool, data_root: Path | None) -> list[Row]:
+def _ddp_rows(quick: bool, data_root: Path | None, device: str = "cpu") -> list[Row]:
     settings = argparse.Namespace(batch_size=64, steps=5 if quick else 40, warmup=1 if quick else 5)
     rounds = 1 if quick else 3
     rates = {
@@ -219,11 +228,20 @@ def main(argv: list[str] | None = None) -> list[Row]:
     )
     parser.add_argument("--kernels", choices=KERNELS, default="tuned", help="the kernel choices in force")
     parser.add_argument("--explain", action="store_true", help="print every choice the tuner made, and why")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N: where the timed tensors live")
     args = parser.parse_args(argv)
     skip = {name for name in args.skip.split(",") if name}
     unknown = skip - set(SUITES)
     if unknown:
         parser.error(f"unknown suite(s) in --skip: {', '.join(sorted(unknown))}; the suites: {', '.join(SUITES)}")
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        parser.error(f"--device {args.device}: torch sees no CUDA device on this machine")
+    if device.type != "cpu":
+        left_out = [name for name in CPU_SUITES if name not in skip]
+        if left_out:
+            print(f"bench: {', '.join(left_out)} measure the CPU: left out on {device}", file=sys.stderr)
+        skip |= set(CPU_SUITES)
     torch.set_num_threads(1)
     use_kernels(args.kernels)
     start = time.perf_counter()
@@ -232,10 +250,11 @@ def main(argv: list[str] | None = None) -> list[Row]:
     for number, name in enumerate(chosen, 1):
         began = time.perf_counter()
         print(f"bench: [{number}/{len(chosen)}] {name} ...", file=sys.stderr, flush=True)
-        rows += SUITE_ROWS[name](args.quick, args.data_root)
+        rows += SUITE_ROWS[name](args.quick, args.data_root, str(device))
         print(f"bench: [{number}/{len(chosen)}] {name} done ({time.perf_counter() - began:.0f} s)", file=sys.stderr)
     note = " (--quick: sizes too small for the bars)" if args.quick else ""
-    print(f"\nminitorch_rx against PyTorch {torch.__version__}, one thread{note}; times: the median round's")
+    where = f" on {torch.cuda.get_device_name(device)} ({device})" if device.type == "cuda" else ""
+    print(f"\nminitorch_rx against PyTorch {torch.__version__}{where}, one thread{note}; times: the median round's")
     print(f"CPU: {tuner.cpu_model()}, torch CPU capability {torch.backends.cpu.get_cpu_capability()}")
     print(f"kernels: {describe_kernels(args.kernels)}")
     print_rows(rows, args.quick)

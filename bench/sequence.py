@@ -28,7 +28,7 @@ import minitorch_rx.nn as nn
 import minitorch_rx.nn.functional as F
 import minitorch_rx.optim as optim
 
-from .common import Timing, compare, print_table
+from .common import Timing, compare, print_table, synchronized
 
 
 def _lstm(ours: bool) -> object:
@@ -54,21 +54,26 @@ CASES: dict[str, tuple[Callable[[bool], object], Callable[[int, int], tuple[int,
 DEFAULT_SIZES = {"lstm": (32, 64), "lstm-aten": (32, 64), "transformer": (12, 64)}
 
 
-def training_steps(name: str, batch: int, steps: int) -> tuple[Callable[[], object], Callable[[], object]]:
-    """(minitorch_rx step, torch step) on twin models and one fixed batch; each returns its loss."""
+def training_steps(
+    name: str, batch: int, steps: int, device: str = "cpu"
+) -> tuple[Callable[[], object], Callable[[], object]]:
+    """(minitorch_rx step, torch step) on twin models and one fixed batch, on ``device``; each
+    returns its loss."""
     build, shape, causal = CASES[name]
     torch.manual_seed(0)
     ours, theirs = build(True), build(False)
     theirs.load_state_dict({k: v.torch().clone() for k, v in ours.state_dict().items()})
-    x = torch.randn(shape(batch, steps))
-    target = torch.randn(x.shape[:-1] + ((256,) if name.startswith("lstm") else (128,)))
+    ours.to(device)
+    theirs.to(device)
+    x = torch.randn(shape(batch, steps)).to(device)
+    target = torch.randn(x.shape[:-1] + ((256,) if name.startswith("lstm") else (128,))).to(device)
     mt_x, mt_target = mt.tensor(x), mt.tensor(target)
     # AdamW for the Transformer (the baby GPT's optimizer, issue 19's table), Adam for the LSTM
     mt_adam, torch_adam = (optim.AdamW, torch.optim.AdamW) if causal else (optim.Adam, torch.optim.Adam)
     mt_opt, torch_opt = mt_adam(ours.parameters(), lr=1e-3), torch_adam(theirs.parameters(), lr=1e-3)
     if causal:
-        mt_mask = nn.Transformer.generate_square_subsequent_mask(steps)
-        torch_mask = torch.nn.Transformer.generate_square_subsequent_mask(steps)
+        mt_mask = nn.Transformer.generate_square_subsequent_mask(steps, device=device)
+        torch_mask = torch.nn.Transformer.generate_square_subsequent_mask(steps, device=device)
 
     def mt_forward():
         if causal:
@@ -95,7 +100,7 @@ def training_steps(name: str, batch: int, steps: int) -> tuple[Callable[[], obje
         torch_opt.step()
         return loss
 
-    return mt_step, torch_step
+    return synchronized(mt_step, device), synchronized(torch_step, device)
 
 
 def run(
@@ -104,13 +109,14 @@ def run(
     reps: int | None = None,
     batch: int | None = None,
     steps: int | None = None,
+    device: str = "cpu",
 ) -> list[tuple[str, Timing]]:
-    """(label, timing against torch) for each case; ``batch``/``steps`` override the sizes."""
+    """(label, timing against torch) for each case on ``device``; ``batch``/``steps`` override the sizes."""
     rows = []
     for name in names or list(CASES):
         default_batch, default_steps = DEFAULT_SIZES[name]
         size = (batch or default_batch, steps or default_steps)
-        ours, theirs = training_steps(name, *size)
+        ours, theirs = training_steps(name, *size, device)
         adam = "AdamW" if CASES[name][2] else "Adam"
         rows.append((f"{name}, batch {size[0]} x {size[1]} steps, {adam}", compare(ours, theirs, rounds, reps)))
     return rows

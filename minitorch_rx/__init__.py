@@ -367,5 +367,8 @@ from .settings import (
     set_printoptions,
 )
 
+if __import__("importlib.util").util.find_spec("einops") is not None:
+    from . import einops_backend  # noqa: F401  (einops finds it among its backends' subclasses)
+
 del tensor_methods
 __version__ = "0.1.0"

@@ -1,8 +1,10 @@
 """``mt.save`` / ``mt.load``: checkpoints that never execute code when loaded, written atomically.
 
 The file is torch's zip format read back with ``torch.load(weights_only=True)``, which refuses any
-pickled object other than tensors, numbers, strings and containers of them; every entry is first
-checked against its CRC-32, which torch's reader skips. ``mt.Tensor`` values
+pickled object other than tensors, numbers, strings and containers of them. ``save`` writes the
+SHA-256 of the archive into its zip comment, and ``load`` checks it over every byte before torch
+reads any (torch's reader checks nothing; older files without the digest are checked entry by entry
+against their CRC-32s). ``mt.Tensor`` values
 are stored as tagged dicts and come back as ``mt.Tensor``; ``torch.Tensor`` values come back as is.
 Encoding and decoding walk the containers iteratively with a memo, as pickle does: shared and
 self-referencing containers come back shared, and no file can make ``load`` visit an object twice.
@@ -10,23 +12,28 @@ self-referencing containers come back shared, and no file can make ``load`` visi
 
 from __future__ import annotations
 
-import io
 import os
 import pickle
-import pickletools
 import re
 import secrets
 import stat
 import sys
 import tempfile
-import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from .autograd.tensor import Tensor
+from .checkpoint_file import (
+    NOT_A_CHECKPOINT,
+    CheckpointError,
+    DigestWriter,
+    check_file,
+    raise_refusal,
+    unpickler_detail,
+)
 
 try:
     import fcntl
@@ -36,11 +43,6 @@ except ImportError:  # Windows: temporaries of killed saves stay, as tempfile's 
 # A dict with this key is a record: its one value is a torch.Tensor (an mt.Tensor's data) or a
 # dict (a user's dict that itself has this key, escaped so that it round-trips as a dict).
 _TAG = "__minitorch_rx_tensor__"
-
-
-class CheckpointError(RuntimeError):
-    """A file that is not a loadable minitorch_rx/torch checkpoint (truncated, corrupted, foreign or unsafe),
-    or an object ``save`` cannot write (nested deeper than pickle goes)."""
 
 
 def _is_container(obj: Any) -> bool:
@@ -157,6 +159,8 @@ def _decode(obj: Any, path: Path | str, budget: int) -> Any:
     container items (a file of n bytes holds fewer than n: each item costs a pickle opcode)."""
 
     def open_dict(value: dict) -> tuple:
+        if type(value) is not dict:
+            _check_built_state(value, path)
         if _TAG not in value:
             out = _new_dict_like(value)
             return (False, out, out, value)
@@ -180,6 +184,20 @@ def _decode(obj: Any, path: Path | str, budget: int) -> Any:
         ) from None
 
 
+def _check_built_state(value: dict, path: Path | str) -> None:
+    """Refuse an OrderedDict (or Counter) whose pickle set attributes on it (BUILD), other than
+    the ``_metadata`` dict of torch's state dicts: an attribute shadows a method of the same name,
+    which decoding or the caller would then call (``items``, ``keys``)."""
+    state = vars(value)  # (the type's __dict__ descriptor: no attribute can shadow it)
+    odd = next((key for key in state if key != "_metadata" or not isinstance(state[key], dict)), None)
+    if odd is not None:
+        kind = type(value)
+        raise CheckpointError(
+            f"Cannot load '{path}': refused: loading would call {kind.__module__}.{kind.__qualname__}.__setstate__ "
+            f"(a pickle that runs code): it sets the attribute {odd!r} of an {kind.__name__}"
+        )
+
+
 def save(obj: Any, path: str | os.PathLike) -> None:
     """Write ``obj`` (state dicts, checkpoints: tensors, numbers, strings, containers) to ``path``.
 
@@ -188,16 +206,17 @@ def save(obj: Any, path: str | os.PathLike) -> None:
     target replaced, as ``torch.save`` writes through it), is flushed to disk, and replaces the file
     in one rename, so a crash mid-save leaves the old file intact. A process killed mid-save leaves
     its temporary behind; the next ``save`` to the same file removes it (on POSIX systems, where a
-    lock tells a dead writer's temporary from a live one's).
+    lock tells a dead writer's temporary from a live one's). The file ends with the SHA-256 of the
+    rest (its zip comment), which ``load`` checks.
     Shared and self-referencing containers are saved as pickle saves them.
     Raises ``TypeError`` (and leaves ``path`` untouched) for an object ``load`` could not read
     back, such as a module or a NumPy array: save ``model.state_dict()`` instead; and
     ``CheckpointError`` for containers nested deeper than pickle can write. ``path`` may also be
-    a binary file object (``io.BytesIO``, an open file), written as is, as ``torch.save`` writes it.
+    a binary file object (``io.BytesIO``, an open file), written as ``torch.save`` writes it (with the digest).
     """
     if hasattr(path, "write"):
         try:
-            torch.save(_encode(obj), path)
+            _write(_encode(obj), path)
         except RecursionError:
             raise CheckpointError("Cannot save: its containers are nested deeper than pickle can write") from None
         return
@@ -214,19 +233,14 @@ def save(obj: Any, path: str | os.PathLike) -> None:
     try:
         with os.fdopen(handle, "wb") as file:
             try:
-                torch.save(encoded, file)
-            except RecursionError:
-                raise CheckpointError(
-                    f"Cannot save '{path}': its containers are nested deeper than pickle can write "
-                    f"(Python's recursion limit, {sys.getrecursionlimit()})"
-                ) from None
-            except (pickle.PicklingError, AttributeError, TypeError) as error:
-                raise TypeError(f"Cannot save '{path}': {error}") from None
-            file.flush()
-            os.fsync(file.fileno())
-            _check_loadable(temporary, path)
-            if fcntl is not None:
-                os.replace(temporary, target)  # while locked: no other save takes it for stale
+                _write_or_explain(encoded, file, path)
+                file.flush()
+                os.fsync(file.fileno())
+                _check_loadable(temporary, path)
+                if fcntl is not None:
+                    os.replace(temporary, target)  # while locked: no other save takes it for stale
+            finally:
+                _LOCKED.discard(handle)  # (before the close: a fork must not close a reused number)
         if fcntl is None:
             os.replace(temporary, target)  # Windows renames closed files only
     except BaseException:
@@ -241,6 +255,18 @@ def save(obj: Any, path: str | os.PathLike) -> None:
             os.close(directory)
 
 
+def _write_or_explain(encoded: Any, file, path: Path) -> None:
+    try:
+        _write(encoded, file)
+    except RecursionError:
+        raise CheckpointError(
+            f"Cannot save '{path}': its containers are nested deeper than pickle can write "
+            f"(Python's recursion limit, {sys.getrecursionlimit()})"
+        ) from None
+    except (pickle.PicklingError, AttributeError, TypeError) as error:
+        raise TypeError(f"Cannot save '{path}': {error}") from None
+
+
 def _check_loadable(temporary: str, path: Path) -> None:
     """Refuse to commit a checkpoint that ``load`` would refuse (one needing code to rebuild):
     reading back its pickle, with the tensor data memory-mapped, not read (nor copied back to the
@@ -250,9 +276,16 @@ def _check_loadable(temporary: str, path: Path) -> None:
     except pickle.UnpicklingError as error:
         raise TypeError(
             f"Cannot save '{path}': mt.load could not read it back, since rebuilding it would run code "
-            f"({_unpickler_detail(error)}). Save tensors, numbers, strings and containers of them, "
+            f"({unpickler_detail(error)}). Save tensors, numbers, strings and containers of them, "
             "such as model.state_dict()."
         ) from None
+
+
+def _write(encoded: Any, file) -> None:
+    """``torch.save(encoded, file)``, then the SHA-256 of what torch wrote as the zip comment."""
+    writer = DigestWriter(file)
+    torch.save(encoded, writer)
+    writer.finish()
 
 
 def _temporary_pattern(path: Path) -> re.Pattern:
@@ -276,9 +309,30 @@ def _create_temporary(path: Path, folder: Path) -> tuple[int, str]:
             if not os.path.exists(temporary) or os.stat(temporary).st_ino != os.fstat(handle).st_ino:
                 os.close(handle)
                 continue
+            _LOCKED.add(handle)
         if mode != 0o666:
             os.chmod(temporary, mode)
         return handle, temporary
+
+
+# The descriptors of the temporaries this process's saves hold locked. A process forked in the
+# middle of a save (a data-loader worker, say) closes its copies at once: the lock belongs to the
+# open file, which a copy would keep locked, and so the temporary alive, after the saving
+# process was killed, for as long as the fork lives.
+_LOCKED: set[int] = set()
+
+
+def _close_inherited_temporaries() -> None:
+    for handle in _LOCKED:
+        try:
+            os.close(handle)
+        except OSError:
+            pass
+    _LOCKED.clear()
+
+
+if fcntl is not None:
+    os.register_at_fork(after_in_child=_close_inherited_temporaries)
 
 
 def _remove_stale_temporaries(path: Path, folder: Path) -> None:
@@ -314,12 +368,14 @@ def load(path: str | os.PathLike, map_location: str | torch.device | dict | Call
     """Read a file written by ``mt.save`` (or a plain ``torch.save`` of tensors and containers).
 
     Never runs code: pickled objects other than tensors and plain containers are refused, with an
-    error naming the first one. ``map_location`` moves the tensors as ``torch.load``'s does (a device,
-    a ``{"cuda:0": "cpu"}`` dict or a function): ``"cpu"`` reads a checkpoint saved on a GPU on a
-    machine without one, where loading it as saved is torch's RuntimeError naming ``map_location``.
-    Raises ``FileNotFoundError`` for a missing file and ``CheckpointError`` naming the file for a
-    truncated, corrupted, foreign or unsafe one. ``path`` may also be a binary file
-    object, read from its current position (checked as a file is).
+    error naming what loading would have called. ``map_location`` moves the tensors as
+    ``torch.load``'s does (a device, a ``{"cuda:0": "cpu"}`` dict or a function): ``"cpu"`` reads a
+    checkpoint saved on a GPU on a machine without one, where loading it as saved is torch's
+    RuntimeError naming ``map_location``. Raises ``FileNotFoundError`` for a missing file and
+    ``CheckpointError`` naming the file for a truncated, corrupted, foreign or unsafe one: every
+    byte of a file ``mt.save`` wrote is checked against its SHA-256 before anything is read from
+    it (of an older file or a ``torch.save`` one, every entry against its CRC-32). ``path`` may
+    also be a binary file object, read from its current position (checked as a file is).
     """
     if hasattr(path, "read"):
         with tempfile.TemporaryDirectory() as folder:
@@ -331,143 +387,24 @@ def load(path: str | os.PathLike, map_location: str | torch.device | dict | Call
         raise FileNotFoundError(f"No such checkpoint: '{path}'")
     if isinstance(map_location, str):
         map_location = torch.device(map_location)  # a bad device name is torch's error, not the file's
-    size = path.stat().st_size if path.is_file() else 0
-    if path.is_file() and size == 0:
-        raise CheckpointError(f"Cannot load '{path}': the file is empty")
-    _check_archive(path, size)
-    try:
-        obj = torch.load(path, map_location=map_location, weights_only=True)
-    except Exception as error:  # what a damaged file makes torch's reader raise varies with the damage
-        if isinstance(error, RuntimeError) and "map_location" in str(error):
-            raise  # a sound file of tensors on a device this machine lacks: torch's error says what to pass
-        refused = _first_refused_global(path)
-        if refused is not None:
-            raise CheckpointError(
-                f"Refusing to load '{path}': loading it would have run code or built an object that is not allowed: "
-                f"it imports {refused} (only tensors, numbers, strings and containers of them are allowed)"
-            ) from None
-        detail = (
-            _unpickler_detail(error)
-            if isinstance(error, pickle.UnpicklingError)
-            else f"{type(error).__name__}: {error}"
-        )
-        raise CheckpointError(f"Cannot load '{path}': {_NOT_A_CHECKPOINT}: {detail}") from None
+    if not path.is_file():
+        raise CheckpointError(f"Cannot load '{path}': {NOT_A_CHECKPOINT}: not a regular file")
+    with open(path, "rb") as file:  # one open file for the checks and the read: no other file slips in
+        size = os.fstat(file.fileno()).st_size
+        if size == 0:
+            raise CheckpointError(f"Cannot load '{path}': the file is empty")
+        check_file(file, path, size)
+        file.seek(0)
+        try:
+            obj = torch.load(file, map_location=map_location, weights_only=True)
+        except Exception as error:  # what a damaged file makes torch's reader raise varies with the damage
+            if isinstance(error, RuntimeError) and "map_location" in str(error):
+                raise  # a sound file of tensors on a device this machine lacks: torch's error says what to pass
+            raise_refusal(file, path)
+            detail = (
+                unpickler_detail(error)
+                if isinstance(error, pickle.UnpicklingError)
+                else f"{type(error).__name__}: {error}"
+            )
+            raise CheckpointError(f"Cannot load '{path}': {NOT_A_CHECKPOINT}: {detail}") from None
     return _decode(obj, path, budget=max(size, 1024))
-
-
-_NOT_A_CHECKPOINT = "not a complete checkpoint (truncated, corrupted or another format)"
-_DIRECTORY = 0x10  # the MS-DOS directory bit of a zip entry's external attributes
-
-
-def _check_archive(path: Path, size: int) -> None:
-    """Read every entry of a zip checkpoint against its CRC-32. torch's reader checks none, so a
-    flipped bit in tensor data would otherwise load as silently wrong numbers. Entries may not
-    unpack to more bytes than the file holds: ``torch.save`` stores them uncompressed."""
-    try:
-        if not path.is_file() or not zipfile.is_zipfile(path):
-            return  # a legacy torch file, or no checkpoint at all: torch.load tells which
-        with zipfile.ZipFile(path) as archive:
-            entries = archive.infolist()
-            unpacked = sum(info.file_size for info in entries)
-            if unpacked > size:
-                raise CheckpointError(
-                    f"Cannot load '{path}': its entries unpack to {unpacked} bytes, more than the file's {size} "
-                    "(a compressed archive: torch.save never compresses)"
-                )
-            # torch's reader takes an entry with the directory attribute for a folder and reads
-            # other bytes for it: a damaged attribute, since checkpoints hold files only.
-            damaged = next((i.filename for i in entries if i.external_attr & _DIRECTORY), None)
-            damaged = damaged or archive.testzip()
-    except CheckpointError:
-        raise
-    except Exception as error:  # whatever a damaged zip structure makes zipfile raise
-        raise CheckpointError(f"Cannot load '{path}': {_NOT_A_CHECKPOINT}: {type(error).__name__}: {error}") from None
-    if damaged is not None:
-        raise CheckpointError(
-            f"Cannot load '{path}': the file is corrupted (its entry '{damaged}' fails its integrity check)"
-        )
-
-
-def _first_refused_global(path: Path) -> str | None:
-    """The first import in the file's pickles that ``torch.load(weights_only=True)`` does not allow,
-    as ``module.name``, found by reading the opcodes (never running them); ``None`` if there is none."""
-    try:
-        allowed = set(torch._weights_only_unpickler._get_allowed_globals())
-        allowed |= {
-            f"{g.__module__}.{g.__qualname__}"
-            for g in torch.serialization.get_safe_globals()
-            if hasattr(g, "__qualname__")
-        }
-    except Exception:  # torch's private list moved: name the first import of all
-        allowed = set()
-    for name in _imports(path):
-        if name not in allowed:
-            return name
-    return None
-
-
-def _pickles(path: Path) -> Iterator[bytes]:
-    """The pickle streams of a checkpoint: each ``data.pkl`` of a zip file, or the whole of a
-    legacy/bare pickle file (its consecutive pickles are read one after another)."""
-    try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                for info in archive.infolist():
-                    if info.filename.endswith(".pkl") and info.file_size <= path.stat().st_size:
-                        yield archive.read(info)
-            return
-        yield path.read_bytes()
-    except Exception:  # a damaged archive: nothing more to read
-        return
-
-
-def _imports(path: Path) -> Iterator[str]:
-    """The ``module.name`` of every GLOBAL, INST and STACK_GLOBAL opcode, in file order."""
-    for data in _pickles(path):
-        stream = io.BytesIO(data)
-        while stream.tell() < len(data):
-            pushed: list = []  # what each opcode pushed, where it is a str (STACK_GLOBAL takes two)
-            memo: dict = {}
-            try:
-                for opcode, argument, _ in pickletools.genops(stream):
-                    name = opcode.name
-                    if name in ("GLOBAL", "INST"):
-                        yield _python3_name(*argument.split(" ", 1))
-                    elif name == "STACK_GLOBAL":
-                        module, attribute = pushed[-2:] if len(pushed) >= 2 else [None, None]
-                        computed = not (isinstance(module, str) and isinstance(attribute, str))
-                        yield "an import whose name is computed" if computed else _python3_name(module, attribute)
-                    if name == "MEMOIZE":
-                        memo[len(memo)] = pushed[-1] if pushed else None
-                    elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
-                        memo[argument] = pushed[-1] if pushed else None
-                    elif name in ("GET", "BINGET", "LONG_BINGET"):
-                        pushed.append(memo.get(argument))
-                    elif opcode.stack_after:
-                        pushed.append(argument if isinstance(argument, str) else None)
-                    if name == "STOP":
-                        break
-                else:
-                    return
-            except Exception:  # the rest is not a pickle (a legacy file's raw storage bytes)
-                break
-
-
-def _python3_name(module: str, attribute: str) -> str:
-    """``module.attribute`` as Python 3 spells it (pickle protocols 0-2 write Python 2's ``__builtin__``)."""
-    return f"{'builtins' if module == '__builtin__' else module}.{attribute}"
-
-
-def _unpickler_detail(error: pickle.UnpicklingError) -> str:
-    """The one informative line of torch's weights-only refusal (the rest is advice on turning
-    the protection off, which ``load`` never does)."""
-    text = str(error)
-    text = text.split("WeightsUnpickler error:", 1)[-1]
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith(_TORCH_ADVICE):
-            return line.split(". Please use")[0]
-    return text.strip()
-
-
-_TORCH_ADVICE = ("Weights only load failed", "Check the documentation", "Please file an issue", "(1)", "(2)")

@@ -9,7 +9,9 @@ from __future__ import annotations
 import torch
 
 from . import creation, random
-from .autograd.tensor import Tensor, detach_torch
+from .autograd.tensor import Tensor
+from .autograd.torch_function import torch_metadata
+from .autograd.torch_leaves import torch_operand
 from .ops import (
     activation,
     compare,
@@ -33,7 +35,7 @@ from .ops import (
 def _swapped(fn):
     def swapped(self: Tensor, other) -> Tensor:
         if isinstance(other, torch.Tensor):  # torch_tensor OP mt_tensor: the torch operand is a constant
-            other = Tensor._make(detach_torch(other), None)
+            other = torch_operand(other)
         return fn(other, self)
 
     swapped.__name__ = f"r{fn.__name__}"
@@ -381,4 +383,5 @@ for _name, _method in METHODS.items():
     setattr(Tensor, _name, _method)
 Tensor.T = property(_transposed)
 Tensor.mT = property(_matrix_transposed)
+Tensor.__getattr__ = torch_metadata
 del recorded  # imported for its registrations

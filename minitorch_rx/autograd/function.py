@@ -20,7 +20,8 @@ import torch
 from . import graph as _graph
 from .grad_mode import state
 from .graph import _NodeRef, _remove_dead_node
-from .tensor import Tensor, complex_grad_error, detach_torch
+from .tensor import Tensor, complex_grad_error
+from .torch_leaves import requires_torch_grad, torch_operands
 
 _new_tensor = object.__new__
 
@@ -286,13 +287,11 @@ class Function:
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad:
                     return _record(cls, args)
-        # a torch tensor that requires grad is used detached: torch's autograd must record nothing
+            if requires_torch_grad(args):  # a torch module's parameter: its gradient goes on into torch
+                return _record(cls, torch_operands(args))
         out = cls.forward(
             _InertContext(args),
-            *[
-                a._data if isinstance(a, Tensor) else detach_torch(a) if isinstance(a, torch.Tensor) else a
-                for a in args
-            ],
+            *[a._data if isinstance(a, Tensor) else a.detach() if isinstance(a, torch.Tensor) else a for a in args],
         )
         if type(out) is tuple:
             return tuple(Tensor._make(o, None) if isinstance(o, torch.Tensor) else o for o in out)
@@ -531,8 +530,10 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
                 parents.append(parent)
                 needs.append(True)
                 continue
+        elif isinstance(a, torch.Tensor) and a.requires_grad:  # as a leaf whose gradient goes on into torch
+            return _record(cls, torch_operands(args))
         else:
-            datas.append(detach_torch(a) if isinstance(a, torch.Tensor) else a)
+            datas.append(a)
         parents.append(None)
         needs.append(False)
     if multi_output_input:  # which output of its node each input is

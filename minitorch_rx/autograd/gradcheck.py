@@ -53,7 +53,10 @@ def gradcheck(
     outputs = _outputs(fn, inputs)
     for k, out in enumerate(outputs):
         n_out = out._data.numel()
-        analytical = {i: torch.zeros(n_out, inputs[i]._data.numel(), dtype=torch.float64) for i in wrt}
+        analytical = {
+            i: torch.zeros(n_out, inputs[i]._data.numel(), dtype=torch.float64, device=inputs[i]._data.device)
+            for i in wrt
+        }
         for row in range(n_out):
             outs = _outputs(fn, inputs)
             if not outs[k].requires_grad:  # an output that depends on no input: a zero Jacobian
@@ -97,7 +100,7 @@ def _numerical_jacobian(fn: Callable, inputs: tuple, i: int, k: int, eps: float)
             columns.append((plus - minus) / (2 * eps))
     n_out = _outputs(fn, inputs)[k]._data.numel() if not columns else columns[0].numel()
     if not columns:
-        return torch.zeros(n_out, 0, dtype=torch.float64)
+        return torch.zeros(n_out, 0, dtype=torch.float64, device=data.device)
     return torch.stack(columns, 1).to(torch.float64)
 
 
@@ -128,7 +131,10 @@ def gradgradcheck(
     if grad_outputs is None:
         generator = torch.Generator().manual_seed(0)
         grad_outputs = [
-            Tensor(torch.randn(o._data.shape, dtype=torch.float64, generator=generator), requires_grad=True)
+            Tensor(
+                torch.randn(o._data.shape, dtype=torch.float64, generator=generator).to(o._data.device),
+                requires_grad=True,
+            )
             for o in outputs
         ]
     else:

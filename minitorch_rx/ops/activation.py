@@ -9,6 +9,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32_on_gpu
 from .constants import tensor_arg
 from .dims import normalize_dim
 from .inplace import overwrite
@@ -280,6 +282,8 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    if autocast_state.active:
+        (input,) = to_float32_on_gpu(input)
     return Softplus.apply(input, beta, threshold)
 
 
@@ -313,6 +317,8 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     [0.5, 0.5]
     """
     input, dim = _softmax_input("softmax", input, dim, _stacklevel, dtype)
+    if autocast_state.active and dtype is None:
+        (input,) = to_float32_on_gpu(input)
     return Softmax.apply(input, dim)
 
 
@@ -321,6 +327,8 @@ def log_softmax(
 ) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably; ``dtype`` casts the input first."""
     input, dim = _softmax_input("log_softmax", input, dim, _stacklevel, dtype)
+    if autocast_state.active and dtype is None:
+        (input,) = to_float32_on_gpu(input)
     return LogSoftmax.apply(input, dim)
 
 

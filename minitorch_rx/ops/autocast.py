@@ -48,3 +48,19 @@ def to_float32(*tensors: object) -> tuple:
     """``tensors`` in float32, where autocast applies (the ops PyTorch's autocast runs in float32)."""
     active = state.active
     return tuple(_cast(t, active, torch.float32) for t in tensors)
+
+
+#: The device types whose autocast runs torch's CUDA float32 lists (``AT_FORALL_FP32``,
+#: ``AT_FORALL_FP32_SET_OPT_DTYPE``: exp, log, pow, softmax, sums and products, norms, layer and
+#: group norm, upsampling); the CPU's autocast leaves those ops in the lower precision (its own
+#: float32 list, mostly losses, is ``to_float32``'s).
+FLOAT32_LIST_DEVICES = ("cuda",)
+
+
+def to_float32_on_gpu(*tensors: object) -> tuple:
+    """``tensors`` in float32 where they are on a device of ``FLOAT32_LIST_DEVICES`` under its
+    autocast (the ops of torch's CUDA float32 lists); unchanged elsewhere."""
+    active = {kind: state.active[kind] for kind in FLOAT32_LIST_DEVICES if kind in state.active}
+    if not active:
+        return tensors
+    return tuple(_cast(t, active, torch.float32) for t in tensors)

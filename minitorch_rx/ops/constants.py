@@ -6,6 +6,13 @@ float32/float64 are cached: half precision would round the constant itself, and 
 tensors promote differently with a float tensor than with a Python float. Zeros and NaNs are
 not cached: a dict key compares by value, and ``-0.0 == 0.0``.
 
+The constants are CPU tensors, made for operands on the CPU. An op on another device takes the
+Python number itself (what torch does with it there): a CUDA kernel takes at most one CPU
+scalar, and only where torch allows it (``torch.lerp`` does not), while a constant on the GPU
+would cost a host-to-device copy per new value. Only the arithmetic operators' hot path
+(``x * c``, ``x + c``, ...: binary kernels, which take a CPU scalar) uses a constant already
+cached whatever the device.
+
 Also the check every public op makes of its tensor arguments, worded as PyTorch's.
 """
 
@@ -15,7 +22,8 @@ import numbers
 
 import torch
 
-from ..autograd.tensor import Tensor, detach_torch
+from ..autograd.tensor import Tensor
+from ..autograd.torch_leaves import torch_operand
 
 #: What an op accepts as a tensor argument: ``isinstance(x, TENSOR_TYPES)`` is the cheap check.
 TENSOR_TYPES = (Tensor, torch.Tensor)
@@ -33,14 +41,14 @@ def operand(value: object, like: torch.Tensor) -> object:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, torch.Tensor):
-        return Tensor._make(detach_torch(value), None)
+        return torch_operand(value)
     kind = type(value)
     if kind is float or kind is int:
         dtype = like.dtype
         # Keys compare by value, so -0.0 would find 0.0's tensor (and int 0's), and NaNs would
         # never be found again: zeros and NaNs pass as Python numbers, which torch takes exactly.
         table = _cache.get(dtype)
-        if table is not None and value == value and value != 0:
+        if table is not None and value == value and value != 0 and like.is_cpu:
             constant = table.get(value)
             if constant is None:
                 if len(table) >= _MAX_CACHED:
@@ -61,7 +69,7 @@ def tensor_arg(
     if isinstance(value, Tensor) or (value is None and optional):
         return value
     if isinstance(value, torch.Tensor):
-        return Tensor._make(detach_torch(value), None)
+        return torch_operand(value)
     raise not_a_tensor(function, value, argument, position)
 
 

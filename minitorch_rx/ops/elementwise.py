@@ -6,6 +6,8 @@ import torch
 
 from ..autograd.function import ConstantOp, Function
 from ..autograd.tensor import Tensor, detach_torch
+from .autocast import state as autocast_state
+from .autocast import to_float32_on_gpu
 from .constants import _cache as _constants
 from .constants import dtype_name, not_a_tensor, operand, tensor_arg
 
@@ -83,6 +85,21 @@ class Div(Function):
         # PyTorch's order: b * b overflows float16 from |b| = 256 where a / b / b does not
         grad_b = -grad * (a / b / b) if a is not None else None
         return grad_a, grad_b
+
+
+class DivRounding(Function):
+    """``div(a, b, rounding_mode="floor" | "trunc")``: a step function, whose gradient PyTorch
+    gives as zeros."""
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode):
+        ctx.shapes = a.shape, b.shape if isinstance(b, torch.Tensor) else None
+        return torch.div(a, b, rounding_mode=rounding_mode)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a_shape, b_shape = ctx.shapes
+        return grad.new_zeros(a_shape), None if b_shape is None else grad.new_zeros(b_shape), None
 
 
 class AddConstant(ConstantOp):
@@ -366,8 +383,11 @@ def mul(input, other) -> Tensor:
     return binary(Mul, input, other)
 
 
-def div(input, other) -> Tensor:
-    return binary(Div, input, other)
+def div(input, other, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is None:
+        return binary(Div, input, other)
+    input = input if isinstance(input, Tensor) else tensor_arg(input, "div")
+    return DivRounding.apply(input, operand(other, input._data), rounding_mode)
 
 
 def neg(input: Tensor) -> Tensor:
@@ -375,6 +395,8 @@ def neg(input: Tensor) -> Tensor:
 
 
 def pow(input, exponent) -> Tensor:
+    if autocast_state.active:
+        input, exponent = to_float32_on_gpu(input, exponent)
     if isinstance(input, Tensor) and not isinstance(exponent, (Tensor, torch.Tensor)):
         return Pow.apply(input, exponent)  # a Python exponent stays a scalar: x ** 2 is exact
     return binary(Pow, input, exponent)
@@ -385,10 +407,14 @@ def abs(input: Tensor) -> Tensor:
 
 
 def exp(input: Tensor) -> Tensor:
+    if autocast_state.active:
+        (input,) = to_float32_on_gpu(input)
     return Exp.apply(input)
 
 
 def log(input: Tensor) -> Tensor:
+    if autocast_state.active:
+        (input,) = to_float32_on_gpu(input)
     return Log.apply(input)
 
 

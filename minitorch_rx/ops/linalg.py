@@ -9,7 +9,7 @@ import torch
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .autocast import state as autocast_state
-from .autocast import to_autocast_dtype
+from .autocast import to_autocast_dtype, to_float32_on_gpu
 from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, tensor_arg
 from .dims import normalize_dims
 from .elementwise import abs as _abs
@@ -312,6 +312,8 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype: tor
     """The ``ord``-norm of ``x`` as a vector over ``dim`` (all dims by default): ``ord`` any real
     number or ``inf``/``-inf``; PyTorch's gradients, zero where the norm is 0."""
     x = tensor_arg(x, "linalg_vector_norm", "self")
+    if autocast_state.active and dtype is None:
+        (x,) = to_float32_on_gpu(x)
     if isinstance(ord, str) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
     return VectorNorm.apply(x, ord, normalize_dims(dim, x.dim()), keepdim, dtype)

@@ -18,6 +18,8 @@ from torch.nn import _reduction as torch_reduction
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .activation import logsigmoid
+from .autocast import state as autocast_state
+from .autocast import to_float32
 from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .loss import MEAN, SUM, _check_tensors, _not_differentiable, _reduction
 
@@ -151,6 +153,8 @@ def smooth_l1_loss(
     2.625
     """
     input, target = _check_tensors("smooth_l1_loss", input, target)
+    if autocast_state.active:
+        input, target = to_float32(input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     reduction_enum = _reduction(reduction)
     _check_float("smooth_l1_loss", beta, "beta", 4)
@@ -176,6 +180,8 @@ def huber_loss(
     4.125
     """
     input, target = _check_tensors("huber_loss", input, target)
+    if autocast_state.active:
+        input, target = to_float32(input, target)
     reduction_enum = _reduction(reduction)
     _check_float("huber_loss", delta, "delta", 4)
     weight = tensor_arg(weight, "huber_loss", "weight", 5, optional=True)
@@ -210,6 +216,8 @@ def kl_div(
     0.0
     """
     input, target = _check_tensors("kl_div", input, target)
+    if autocast_state.active:
+        input, target = to_float32(input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     if reduction == "mean":
         warnings.warn(

@@ -14,6 +14,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32_on_gpu
 from .constants import TENSOR_TYPES, not_a_tensor, operand, tensor_arg
 from .elementwise import binary, clamp
 from .elementwise import pow as _pow
@@ -405,12 +407,15 @@ class Lerp(Function):
 
 
 # ------------------------------------------------------------------ public functions
-def _unary(cls: type[Function], name: str):
-    """The mt function ``name``: ``cls`` on one tensor, by ``apply1`` (the unary hot path)."""
+def _unary(cls: type[Function], name: str, float32_on_gpu: bool = False):
+    """The mt function ``name``: ``cls`` on one tensor, by ``apply1`` (the unary hot path);
+    ``float32_on_gpu``: an op of torch's CUDA autocast float32 list."""
 
     def function(input: Tensor) -> Tensor:
         if type(input) is not Tensor:
             input = _as_tensor(input, name)
+        if float32_on_gpu and autocast_state.active:
+            (input,) = to_float32_on_gpu(input)
         return cls.apply1(input)
 
     function.__name__ = function.__qualname__ = name
@@ -426,24 +431,24 @@ def _as_tensor(value, name: str) -> Tensor:
     raise not_a_tensor(name, value)
 
 
-log1p = _unary(Log1p, "log1p")
-expm1 = _unary(Expm1, "expm1")
-rsqrt = _unary(Rsqrt, "rsqrt")
-reciprocal = _unary(Reciprocal, "reciprocal")
-log2 = _unary(Log2, "log2")
-log10 = _unary(Log10, "log10")
+log1p = _unary(Log1p, "log1p", float32_on_gpu=True)
+expm1 = _unary(Expm1, "expm1", float32_on_gpu=True)
+rsqrt = _unary(Rsqrt, "rsqrt", float32_on_gpu=True)
+reciprocal = _unary(Reciprocal, "reciprocal", float32_on_gpu=True)
+log2 = _unary(Log2, "log2", float32_on_gpu=True)
+log10 = _unary(Log10, "log10", float32_on_gpu=True)
 exp2 = _unary(Exp2, "exp2")
-tan = _unary(Tan, "tan")
-asin = _unary(Asin, "asin")
-acos = _unary(Acos, "acos")
+tan = _unary(Tan, "tan", float32_on_gpu=True)
+asin = _unary(Asin, "asin", float32_on_gpu=True)
+acos = _unary(Acos, "acos", float32_on_gpu=True)
 atan = _unary(Atan, "atan")
-sinh = _unary(Sinh, "sinh")
-cosh = _unary(Cosh, "cosh")
+sinh = _unary(Sinh, "sinh", float32_on_gpu=True)
+cosh = _unary(Cosh, "cosh", float32_on_gpu=True)
 asinh = _unary(Asinh, "asinh")
 acosh = _unary(Acosh, "acosh")
 atanh = _unary(Atanh, "atanh")
 erf = _unary(Erf, "erf")
-erfinv = _unary(Erfinv, "erfinv")
+erfinv = _unary(Erfinv, "erfinv", float32_on_gpu=True)
 frac = _unary(Frac, "frac")
 
 

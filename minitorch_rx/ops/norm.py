@@ -17,6 +17,8 @@ import torch
 from ..autograd.engine import recorded_vjp
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32_on_gpu
 from .constants import operand, tensor_arg
 from .dims import int_tuple
 from .pad import pad
@@ -203,6 +205,8 @@ def layer_norm(
     [-1.0, 1.0]
     """
     input = tensor_arg(input, "layer_norm")
+    if autocast_state.active:
+        input, weight, bias = to_float32_on_gpu(input, weight, bias)
     shape = (
         [normalized_shape]
         if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool)
@@ -313,6 +317,8 @@ def group_norm(
     [-1.0, 1.0, -1.0, 1.0]
     """
     input = tensor_arg(input, "group_norm")
+    if autocast_state.active:
+        input, weight, bias = to_float32_on_gpu(input, weight, bias)
     input = operand(input, None)
     shape = input.shape
     if len(shape) < 2:

@@ -9,6 +9,8 @@ import torch
 
 from ..autograd.function import Function, LinearMap
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32, to_float32_on_gpu
 from .constants import dtype_name, tensor_arg
 from .dims import normalize_dim, normalize_dims
 from .elementwise import maximum, minimum
@@ -271,6 +273,8 @@ class SelectedAlongDim(Function):
 # ------------------------------------------------------------------ public functions
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
     input = tensor_arg(input, "sum")
+    if autocast_state.active and dtype is None:
+        (input,) = to_float32_on_gpu(input)
     if dtype is not None:
         return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, dtype)
     return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
@@ -308,13 +312,20 @@ def _correction(unbiased: bool | None, correction: float | None) -> float:
     return 0 if unbiased is False else 1
 
 
+def _unbiased_first(dim, unbiased):
+    """PyTorch's ``var(input, unbiased)`` overload: a bool where ``dim`` goes is ``unbiased``."""
+    return (None, dim) if isinstance(dim, bool) else (dim, unbiased)
+
+
 def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
     input = tensor_arg(input, "var")
+    dim, unbiased = _unbiased_first(dim, unbiased)
     return Var.apply(input, normalize_dims(dim, input._data.dim()), _correction(unbiased, correction), keepdim)
 
 
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None) -> Tensor:
     input = tensor_arg(input, "std")
+    dim, unbiased = _unbiased_first(dim, unbiased)
     return Std.apply(input, normalize_dims(dim, input._data.dim()), _correction(unbiased, correction), keepdim)
 
 
@@ -368,6 +379,8 @@ def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False):
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     input = tensor_arg(input, "logsumexp")
+    if autocast_state.active:
+        (input,) = to_float32_on_gpu(input)
     return LogSumExp.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
@@ -384,6 +397,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
     """The product of all elements, or along ``dim``; differentiable with zeros in the input."""
     input = tensor_arg(input, "prod")
+    if autocast_state.active and dtype is None:  # on the CPU's float32 list too
+        (input,) = to_float32(input)
     if dim is not None:
         dim = normalize_dim(dim, input._data.dim())
     return Prod.apply(input, dim, keepdim, dtype)

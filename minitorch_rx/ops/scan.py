@@ -6,6 +6,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32_on_gpu
 from .constants import tensor_arg
 from .dims import normalize_dim
 
@@ -86,6 +88,8 @@ def _cumprod_backward_recorded(grad, x, dim: int):
 
 def _scan(cls: type[Function], name: str, input: Tensor, dim: int, dtype) -> Tensor:
     input = tensor_arg(input, name)
+    if autocast_state.active and dtype is None:
+        (input,) = to_float32_on_gpu(input)
     return cls.apply(input, normalize_dim(dim, input._data.dim()), dtype)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import Function, LinearMap, call
-from ..autograd.tensor import Tensor, detach_torch
+from ..autograd.tensor import Tensor
+from ..autograd.torch_leaves import torch_operand
 from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .dims import int_tuple, normalize_dim
 from .inplace import _recording, register_view, split_index
@@ -222,14 +223,20 @@ def _shape_arg(shape: tuple) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list, torch.Size)) else shape
 
 
-def view(input: Tensor, *shape) -> Tensor:
+def view(input: Tensor, *shape, size=None, dtype=None) -> Tensor:
+    """``view(2, 3)``, ``view((2, 3))``, ``view(size=(2, 3))``; ``view(dtype)`` reinterprets the
+    bytes (a new leaf: PyTorch has no derivative for it either)."""
     input = tensor_arg(input, "view")
-    return _viewing(View.apply(input, _shape_arg(shape)), input)
+    if len(shape) == 1 and isinstance(shape[0], torch.dtype):
+        dtype = shape[0]
+    if dtype is not None:
+        return Tensor._make(input._data.view(dtype), None)
+    return _viewing(View.apply(input, _shape_arg(shape if size is None else (size,))), input)
 
 
-def reshape(input: Tensor, *shape) -> Tensor:
+def reshape(input: Tensor, *shape_args, shape=None) -> Tensor:
     input = tensor_arg(input, "reshape")
-    return _viewing(Reshape.apply(input, _shape_arg(shape)), input)
+    return _viewing(Reshape.apply(input, _shape_arg(shape_args if shape is None else (shape,))), input)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -292,9 +299,9 @@ def t_(input: Tensor) -> Tensor:
     return input if input._data.dim() < 2 else transpose_(input, 0, 1)
 
 
-def permute(input: Tensor, *dims) -> Tensor:
+def permute(input: Tensor, *args, dims=None) -> Tensor:
     input = tensor_arg(input, "permute")
-    dims = _shape_arg(dims)
+    dims = _shape_arg(args if dims is None else (dims,))
     ndim = input._data.dim()
     if len(dims) != ndim:
         raise RuntimeError(
@@ -314,9 +321,13 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return _viewing(Expand.apply(input, other._data.shape), input)
 
 
-def contiguous(input: Tensor) -> Tensor:
+def contiguous(input: Tensor, memory_format: torch.memory_format = torch.contiguous_format) -> Tensor:
     input = tensor_arg(input, "contiguous")
-    return input if input._data.is_contiguous() else Contiguous.apply(input)
+    if input._data.is_contiguous(memory_format=memory_format):
+        return input
+    if memory_format is torch.contiguous_format:
+        return Contiguous.apply(input)
+    return ToCopy.apply(input, (), {"memory_format": memory_format})
 
 
 def getitem(input: Tensor, index) -> Tensor:
@@ -339,7 +350,7 @@ def _tensor_list(tensors, name: str) -> list:
     for i, t in enumerate(tensors):
         if not isinstance(t, TENSOR_TYPES):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-    return [t if isinstance(t, Tensor) else Tensor._make(detach_torch(t), None) for t in tensors]
+    return [t if isinstance(t, Tensor) else torch_operand(t) for t in tensors]
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
@@ -357,11 +368,23 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     """Move or cast, as ``torch.Tensor.to``; a cast to a non-float dtype leaves the graph."""
     args = tuple(a._data if isinstance(a, Tensor) else a for a in args)
     out_dtype, out_device = _target(input._data, args, kwargs)
-    if out_dtype == input._data.dtype and out_device == input._data.device and not kwargs.get("copy", False):
+    if (
+        out_dtype == input._data.dtype
+        and out_device == input._data.device
+        and not kwargs.get("copy", False)
+        and kwargs.get("memory_format", torch.preserve_format) in (torch.preserve_format, _memory_format(input._data))
+    ):
         return input
     if not (out_dtype.is_floating_point or out_dtype.is_complex):
         return Tensor._make(input._data.to(*args, **kwargs), None)
     return ToCopy.apply(input, args, kwargs)
+
+
+def _memory_format(data: torch.Tensor) -> torch.memory_format | None:
+    for memory_format in (torch.contiguous_format, torch.channels_last, torch.channels_last_3d):
+        if data.is_contiguous(memory_format=memory_format):
+            return memory_format
+    return None
 
 
 _TO_KEYWORDS = frozenset({"device", "dtype", "non_blocking", "copy", "memory_format"})

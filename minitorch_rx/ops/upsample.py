@@ -18,6 +18,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32_on_gpu
 from .constants import operand, tensor_arg
 from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
@@ -197,6 +199,8 @@ def interpolate(
     [[[1.0, 1.25, 1.75, 2.0]]]
     """
     input = tensor_arg(input, "interpolate")
+    if autocast_state.active and mode != "area":
+        (input,) = to_float32_on_gpu(input)
     x = operand(input, None)
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:

@@ -41,6 +41,22 @@ OPS = {
     "bce_with_logits": lambda lib, f, x, w, b, img, k, y: f.binary_cross_entropy_with_logits(
         f.linear(x, w), b.sigmoid().expand(4, 5)
     ),
+    "pow_prod_cumsum_of_linear": lambda lib, f, x, w, b, img, k, y: (
+        f.linear(x, w, b) ** 2 + f.linear(x, w, b).prod(1, keepdim=True) + f.linear(x, w, b).cumsum(1)
+    ),
+    "logsumexp_softplus_norm": lambda lib, f, x, w, b, img, k, y: (
+        f.linear(x, w, b).logsumexp(1) + f.softplus(f.linear(x, w, b)).sum(1) + f.linear(x, w, b).norm(dim=1)
+    ),
+    "not_on_the_lists": lambda lib, f, x, w, b, img, k, y: (
+        f.gelu(f.linear(x, w, b)) + f.linear(x, w, b).tanh() + f.linear(x, w, b).sigmoid() * f.linear(x, w).mean()
+    ),
+    "interpolate_of_conv": lambda lib, f, x, w, b, img, k, y: f.interpolate(f.conv2d(img, k), scale_factor=2),
+    "pointwise_losses_of_products": lambda lib, f, x, w, b, img, k, y: (
+        f.smooth_l1_loss(f.linear(x, w), f.linear(x, w).flip(0))
+        + f.huber_loss(f.linear(x, w), f.linear(x, w).flip(1))
+        + f.l1_loss(f.linear(x, w), f.linear(x, w).flip(0))
+        + f.kl_div(f.linear(x, w), f.linear(x, w).flip(0), reduction="batchmean", log_target=True)
+    ),
     "attention": lambda lib, f, x, w, b, img, k, y: f.scaled_dot_product_attention(
         f.linear(x, w)[None], f.linear(x, w)[None], f.linear(x, w)[None]
     ),
@@ -113,3 +129,44 @@ def test_grad_scaler_steps_as_torchs_on_the_device(device):
             torch.testing.assert_close(p.torch(), q.detach(), atol=1e-6, rtol=1e-5)
     assert scaler.state_dict() == ref_scaler.state_dict()
     assert scaler._scale.device == ref_scaler._scale.device
+
+
+def test_the_cuda_float32_list_where_it_applies(monkeypatch):
+    """torch's CUDA float32 lists, checked on the CPU by applying them to CPU autocast meanwhile:
+    the listed ops of a float16 input run in float32, the others stay in float16."""
+    from minitorch_rx.ops import autocast
+
+    monkeypatch.setattr(autocast, "FLOAT32_LIST_DEVICES", ("cpu",))
+    x = mt.randn(4, 5).half()
+    img = mt.randn(1, 4, 3, 3).half()
+    with mt.autocast("cpu", dtype=torch.float16):
+        listed = {
+            "exp": x.exp(),
+            "log": x.abs().log(),
+            "pow": x**2,
+            "rsqrt": mt.rsqrt(x.abs() + 1),
+            "softmax": F.softmax(x, 1),
+            "log_softmax": F.log_softmax(x, 1),
+            "sum": x.sum(1),
+            "prod": x.prod(1),
+            "cumsum": x.cumsum(1),
+            "logsumexp": x.logsumexp(1),
+            "softplus": F.softplus(x),
+            "layer_norm": F.layer_norm(x, (5,)),
+            "group_norm": F.group_norm(img, 2),
+            "vector_norm": mt.linalg.vector_norm(x, dim=1),
+            "smooth_l1_loss": F.smooth_l1_loss(x, x.flip(0)),
+            "kl_div": F.kl_div(x, x.flip(0), reduction="sum"),
+            "interpolate": F.interpolate(img, scale_factor=2, mode="bilinear"),
+        }
+        unlisted = {
+            "relu": F.relu(x),
+            "gelu": F.gelu(x),
+            "tanh": x.tanh(),
+            "mean": x.mean(),
+            "mul": x * 2,
+            "silu": F.silu(x),
+            "explicit_dtype": x.sum(1, dtype=torch.float16),
+        }
+    assert {name: t.dtype for name, t in listed.items()} == dict.fromkeys(listed, torch.float32)
+    assert {name: t.dtype for name, t in unlisted.items()} == dict.fromkeys(unlisted, torch.float16)

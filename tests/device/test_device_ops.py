@@ -355,3 +355,14 @@ def test_gradcheck_and_gradgradcheck_on_the_device(device):
     w = mt.randn(4, 3, dtype=torch.float64, device=device, requires_grad=True)
     assert mt.autograd.gradcheck(lambda x, w: F.gelu(F.linear(x, w)).sum(1), (x, w))
     assert mt.autograd.gradgradcheck(lambda x, w: F.softplus(x @ w.t()), (x, w))
+
+
+def test_python_numbers_stay_numbers_for_ops_off_the_cpu():
+    """The cached 0-dim constants are CPU tensors: an op on another device (meta here, CUDA on a
+    GPU) gets the Python number, as torch would, since not every CUDA kernel takes a CPU scalar
+    (``torch.lerp`` refuses one)."""
+    from minitorch_rx.ops.constants import operand
+
+    assert isinstance(operand(0.3, torch.empty(2)), torch.Tensor)
+    assert operand(0.3, torch.empty(2, device="meta")) == 0.3
+    assert type(operand(0.3, torch.empty(2, device="meta"))) is float
