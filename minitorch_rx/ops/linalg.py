@@ -74,7 +74,15 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a_dim}D and {b_dim}D")
     if autocast_state.active:
         input, other = to_autocast_dtype(input, other)
-    return MatMul.apply(input, other)
+    return _MATMUL_NODES.get((a_dim, b_dim), MatMul).apply(input, other)
+
+
+# The node PyTorch's matmul records for these ranks (it folds other ranks into mm or bmm and views).
+_MATMUL_NODES = {
+    (1, 1): MatMul.overload("DotBackward0"),
+    (2, 1): MatMul.overload("MvBackward0"),
+    (2, 2): MatMul.overload("MmBackward0"),
+}
 
 
 def dot(input: Tensor, other: Tensor) -> Tensor:
@@ -272,6 +280,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
 
 class VectorNorm(Function):
     """``torch.linalg.vector_norm``: the ``ord``-norm over ``dims`` (all when ``None``)."""
+
+    _node_name = "LinalgVectorNormBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, ord, dims, keepdim, dtype):
