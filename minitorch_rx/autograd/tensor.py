@@ -328,6 +328,12 @@ class Tensor:
         return self._node
 
     @property
+    def _version(self) -> int:
+        """PyTorch's version counter: 0 when made, +1 per in-place change; a view shares its base's.
+        (The torch data's own counter: saved tensors are checked against it in backward.)"""
+        return self._data._version
+
+    @property
     def grad(self) -> Tensor | None:
         return self._grad
 
