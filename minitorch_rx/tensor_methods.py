@@ -70,9 +70,9 @@ def _where(self: Tensor, condition, other) -> Tensor:
 
 
 def _transposed(self: Tensor) -> Tensor:
-    if self._data.dim() <= 2:
-        return shape.t(self)
-    return shape.permute(self, tuple(reversed(range(self._data.dim()))))
+    if self._data.dim() < 2:
+        return self
+    return shape.permute(self, tuple(reversed(range(self._data.dim()))))  # PyTorch's PermuteBackward0
 
 
 METHODS = {

@@ -35,10 +35,6 @@ KNOWN_FAILURES = {
     "take_along_dim": "negative indices",
     "std.unbiased": "positional unbiased",
     "var.unbiased": "positional unbiased",
-    "norm.nuc": "nuclear norm needs singular values (linalg)",
-    "linalg.norm": "nuclear norm needs singular values (linalg)",
-    "linalg.norm.subgradients_at_zero": "nuclear norm needs singular values (linalg)",
-    "linalg.matrix_norm": "nuclear norm needs singular values (linalg)",
     "as_strided_scatter": "torch's gradient for a 0-dim view (size []) is 1 at the element src overwrote; ours is 0",
 }
 
@@ -53,8 +49,11 @@ KNOWN_GRADGRAD_FAILURES = {
     "index_add": "double backward on a 0-dim input",
     "prod": "second derivative where torch's is none",
     "nn.functional.ctc_loss": "ctc_loss has no double backward",
-    "nn.functional.linear_cross_entropy.chunked": "torch's chunked path computes its gradient outside autograd "
-    "(a constant to double backward); ours is differentiated",
+    "nn.functional.linear_cross_entropy.chunked": "torch's chunked path has no second derivative; mt's (reference) has",
+    "nn.functional.linear_cross_entropy.chunked_none": "torch's own double backward raises (div with out=)",
+    "linalg.det": "1x1 matrices: torch's second derivative is none, mt's a rounding residue of an exact 0",
+    "linalg.norm": "an empty vector, ord=3.5: torch's second derivative in grad_output is NaN, mt's 0",
+    "linalg.norm.subgradients_at_zero": "an empty vector: torch's second derivative in grad_output is NaN, mt's 0",
 }
 
 #: The slowest entries (over a thousand samples each: 40 s of the sweep's 70): every 8th sample

@@ -10,6 +10,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32_on_gpu
 from .constants import tensor_arg
 from .dims import normalize_dim
 
@@ -52,6 +54,8 @@ def vector_norm(input: Tensor, p: float = 2.0, dim: int = -1, keepdim: bool = Fa
     """The ``p``-norm of ``input`` along one ``dim``; differentiable (0 gradient at a zero vector)."""
     if not isinstance(p, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(p).__name__}")
+    if autocast_state.active:
+        (input,) = to_float32_on_gpu(input)
     return VectorNorm.apply(input, float(p), normalize_dim(dim, input._data.dim()), keepdim)
 
 

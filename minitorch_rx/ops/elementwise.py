@@ -33,6 +33,7 @@ def binary(fn: type[Function], a: object, b: object) -> Tensor:
 
 class Add(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -45,6 +46,7 @@ class Add(Function):
 
 class Sub(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -57,6 +59,7 @@ class Sub(Function):
 
 class Mul(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -72,6 +75,7 @@ class Mul(Function):
 
 class Div(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -270,6 +274,8 @@ class Cos(Function):
 
 
 class Clamp(Function):
+    _node_name = "ClampBackward1"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, min, max):
         ctx.save_for_backward(x)
@@ -366,18 +372,25 @@ class Where(Function):
         return None, grad_a, grad_b
 
 
+# PyTorch's nodes for the other overloads: x ** y, 2 ** x and 2 - x list only their tensors.
+_PowTensors = Pow.overload("PowBackward1")
+_PowOfNumber = Pow.overload("PowBackward2", listed_inputs=(1,))
+_Rsub = Sub.overload("RsubBackward1", listed_inputs=(1,))
+
+
 # ------------------------------------------------------------------ public functions
 def add(input, other, *, alpha=1) -> Tensor:
     return binary(Add, input, other if alpha == 1 else other * alpha)
 
 
 def sub(input, other, *, alpha=1) -> Tensor:
-    return binary(Sub, input, other if alpha == 1 else other * alpha)
+    op = Sub if isinstance(input, Tensor) else _Rsub  # 2 - x
+    return binary(op, input, other if alpha == 1 else other * alpha)
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
     """``other - alpha * input``."""
-    return binary(Sub, other, input if alpha == 1 else input * alpha)
+    return binary(Sub if isinstance(other, Tensor) else _Rsub, other, input if alpha == 1 else input * alpha)
 
 
 def mul(input, other) -> Tensor:
@@ -398,9 +411,11 @@ def neg(input: Tensor) -> Tensor:
 def pow(input, exponent) -> Tensor:
     if autocast_state.active:
         input, exponent = to_float32_on_gpu(input, exponent)
-    if isinstance(input, Tensor) and not isinstance(exponent, (Tensor, torch.Tensor)):
-        return Pow.apply(input, exponent)  # a Python exponent stays a scalar: x ** 2 is exact
-    return binary(Pow, input, exponent)
+    if isinstance(input, Tensor):
+        if not isinstance(exponent, (Tensor, torch.Tensor)):
+            return Pow.apply(input, exponent)  # a Python exponent stays a scalar: x ** 2 is exact
+        return binary(_PowTensors, input, exponent)
+    return binary(_PowOfNumber, input, exponent)
 
 
 def abs(input: Tensor) -> Tensor:
