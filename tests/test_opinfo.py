@@ -20,34 +20,15 @@ from tests.opinfo_helpers import check_op, counted_ops, op_id  # noqa: E402
 
 #: op id -> why forward or first-order backward fails today.
 KNOWN_FAILURES = {
-    "div.trunc_rounding": "div has no rounding_mode",
-    "div.floor_rounding": "div has no rounding_mode",
-    "flip": "flip takes no dims= keyword",
-    "nn.functional.unfold": "unfold backward on an empty batch",
-    "nn.functional.prelu": "prelu refuses a 0-dim input",
-    "nn.functional.batch_norm": "batch_norm refuses a 1-D input",
-    "index_select": "index_select backward on a 0-dim input",
     "cfloat": "complex autograd is out of scope (README): a complex result that requires grad is refused",
     "cdouble": "complex autograd is out of scope (README): a complex result that requires grad is refused",
     "chalf": "complex autograd is out of scope (README): a complex result that requires grad is refused",
-    "randint": "randint(high, size) overload",
-    "normal.number_mean": "normal takes no layout=",
-    "take_along_dim": "negative indices",
-    "std.unbiased": "positional unbiased",
-    "var.unbiased": "positional unbiased",
     "as_strided_scatter": "torch's gradient for a 0-dim view (size []) is 1 at the element src overwrote; ours is 0",
 }
 
 #: op id -> why its second derivative differs from torch's today.
 KNOWN_GRADGRAD_FAILURES = {
-    "nn.functional.adaptive_max_pool3d": "its backward has no recorded equivalent",
-    "nn.functional.conv_transpose1d": "no second derivative with respect to the input",
-    "nn.functional.conv_transpose2d": "no second derivative with respect to the input",
-    "nn.functional.conv_transpose3d": "no second derivative with respect to the input",
     "nn.functional.group_norm": "double backward on an empty batch",
-    "index_copy": "double backward on a 0-dim input",
-    "index_add": "double backward on a 0-dim input",
-    "prod": "second derivative where torch's is none",
     "nn.functional.ctc_loss": "ctc_loss has no double backward",
     "nn.functional.linear_cross_entropy.chunked": "torch's chunked path has no second derivative; mt's (reference) has",
     "nn.functional.linear_cross_entropy.chunked_none": "torch's own double backward raises (div with out=)",

@@ -251,9 +251,9 @@ class IndexSelect(Function):
 
 
 def _selected_shape(shape: torch.Size, dim: int, index: torch.Tensor) -> tuple:
-    """The shape ``index_select(dim, index)`` gives a tensor of ``shape`` (a 0-dim one gives 1-D)."""
+    """The shape ``index_select(dim, index)`` gives a tensor of ``shape`` (a 0-dim one stays 0-dim)."""
     if not shape:
-        return (index.numel(),)
+        return ()
     sizes = list(shape)
     sizes[dim] = index.numel()
     return tuple(sizes)
@@ -488,8 +488,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     index = _raw(indices)
     if index.dtype != torch.long:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {_type_name(index)}")
-    if dim is None:
-        return gather(reshape(input, -1), 0, index.reshape(-1))
+    if dim is None:  # negative indices count from the end, as torch's
+        index = index.reshape(-1)
+        return gather(reshape(input, -1), 0, torch.where(index < 0, index + input._data.numel(), index))
     ndim = input._data.dim()
     if ndim != index.dim():
         raise RuntimeError(
@@ -501,6 +502,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     shape = list(torch.broadcast_shapes(torch.Size(sizes), index.shape))
     index = index.expand(shape)
     shape[dim] = input._data.shape[dim]
+    index = torch.where(index < 0, index + shape[dim], index)
     return gather(expand(input, shape), dim, index)
 
 

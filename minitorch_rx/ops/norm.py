@@ -168,6 +168,10 @@ def batch_norm(
     """
     input = tensor_arg(input, "batch_norm")
     size = input._data.shape
+    if input._data.numel() == 0:  # torch's fast path for an empty input (of any rank): no statistics
+        out = input.clone()
+        out = out if weight is None else out * tensor_arg(weight, "batch_norm", "weight", 4)[0]
+        return out if bias is None else out + tensor_arg(bias, "batch_norm", "bias", 5)[0]
     if len(size) < 2:
         raise ValueError(f"expected at least 2D input (got {len(size)}D input)")
     if training and size[0] * math.prod(size[2:]) == 1:
