@@ -78,8 +78,8 @@ install_project() {  # install_project PYTHON: the .whl/ wheels, then the projec
             for wheel in "$ROOT"/.whl/*.whl; do "$py" -m zipfile -e "$wheel" "$WORK/site" || return 1; done
         fi
     fi
-    if ! "$py" -m pip install --no-index --no-deps --no-build-isolation --quiet -e "$ROOT"; then
-        echo "device_check: editable install not possible offline here; the project runs from PYTHONPATH=$ROOT"
+    if ! "$py" -m pip install --no-index --no-deps --no-build-isolation --quiet -e "$ROOT" >"$WORK/pip.log" 2>&1; then
+        echo "device_check: editable install not possible offline here (its setuptools); the project runs from PYTHONPATH=$ROOT"
     fi
 }
 export ROOT OUT VENV BASE_PY WORK
