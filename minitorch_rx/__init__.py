@@ -208,6 +208,26 @@ from .ops.linalg import (
     norm,
     outer,
 )
+from .ops.linalg_composite import (
+    lu_unpack,
+    matrix_power,
+    pinverse,
+    triangular_solve,
+)
+from .ops.linalg_composite import torch_cholesky as cholesky
+from .ops.linalg_composite import torch_lu as lu
+from .ops.linalg_composite import torch_lu_solve as lu_solve
+from .ops.linalg_composite import torch_qr as qr
+from .ops.linalg_composite import torch_svd as svd
+from .ops.linalg_decompositions import (
+    cholesky_inverse,
+    cholesky_solve,
+    det,
+    logdet,
+    slogdet,
+)
+from .ops.linalg_decompositions import inv as inverse
+from .ops.linalg_spectral import matrix_exp
 from .ops.linear import (
     bilinear,
 )
@@ -346,6 +366,9 @@ from .settings import (
     set_num_threads,
     set_printoptions,
 )
+
+if __import__("importlib.util").util.find_spec("einops") is not None:
+    from . import einops_backend  # noqa: F401  (einops finds it among its backends' subclasses)
 
 del tensor_methods
 __version__ = "0.1.0"

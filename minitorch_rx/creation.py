@@ -6,7 +6,9 @@ import warnings
 
 import torch
 
+from .autograd.grad_mode import is_grad_enabled
 from .autograd.tensor import Tensor, detach_torch
+from .autograd.torch_function import unwrap
 
 
 def _leaf(data: torch.Tensor, requires_grad: bool) -> Tensor:
@@ -73,112 +75,131 @@ def _data_of(input: Tensor, name: str) -> torch.Tensor:
     raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
 
 
-def _size(size: tuple) -> tuple:
-    if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
-        return tuple(size[0])
-    return size
+def _create(make, args: tuple, kwargs: dict) -> Tensor:
+    """A new leaf made by torch's ``make`` from PyTorch's own arguments: every overload and keyword
+    torch parses (``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros(size=(2, 3))``, ``randint(high, size)``,
+    ``dtype``, ``device``, ``layout``, ``generator``, ``pin_memory``, ``memory_format``), with
+    ``requires_grad`` and ``out`` (an mt tensor, filled and returned) taken here."""
+    requires_grad = kwargs.pop("requires_grad", False)
+    out = kwargs.pop("out", None)
+    args, kwargs = unwrap(args), unwrap(kwargs)
+    if out is None:
+        return _leaf(make(*args, **kwargs), requires_grad)
+    if isinstance(out, Tensor):
+        if out._requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                f"{make.__name__}(): functions with out=... arguments don't support automatic differentiation, "
+                "but one of the arguments requires grad."
+            )
+        make(*args, out=out._data, **kwargs)
+        return out
+    return make(*args, out=out, **kwargs)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(torch.zeros(_size(size), dtype=dtype, device=device), requires_grad)
+def zeros(*args, **kwargs) -> Tensor:
+    """As ``torch.zeros``."""
+    return _create(torch.zeros, args, kwargs)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(torch.ones(_size(size), dtype=dtype, device=device), requires_grad)
+def ones(*args, **kwargs) -> Tensor:
+    """As ``torch.ones``."""
+    return _create(torch.ones, args, kwargs)
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(torch.empty(_size(size), dtype=dtype, device=device), requires_grad)
+def empty(*args, **kwargs) -> Tensor:
+    """As ``torch.empty``: uninitialized memory."""
+    return _create(torch.empty, args, kwargs)
 
 
-def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(torch.full(size, fill_value, dtype=dtype, device=device), requires_grad)
+def full(*args, **kwargs) -> Tensor:
+    """As ``torch.full``: ``full(size, fill_value)``."""
+    return _create(torch.full, args, kwargs)
 
 
-def rand(*size, dtype=None, device=None, generator=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(torch.rand(_size(size), dtype=dtype, device=device, generator=generator), requires_grad)
+def rand(*args, **kwargs) -> Tensor:
+    """As ``torch.rand``: uniform on [0, 1)."""
+    return _create(torch.rand, args, kwargs)
 
 
-def randn(*size, dtype=None, device=None, generator=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(torch.randn(_size(size), dtype=dtype, device=device, generator=generator), requires_grad)
+def randn(*args, **kwargs) -> Tensor:
+    """As ``torch.randn``: standard normal."""
+    return _create(torch.randn, args, kwargs)
 
 
-def randint(low, high=None, size=(), dtype=None, device=None, generator=None) -> Tensor:
-    if high is None:
-        low, high = 0, low
-    return _leaf(torch.randint(low, high, size, dtype=dtype, device=device, generator=generator), False)
+def randint(*args, **kwargs) -> Tensor:
+    """As ``torch.randint``: ``randint(high, size)`` or ``randint(low, high, size)``, integers in [low, high)."""
+    return _create(torch.randint, args, kwargs)
 
 
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    data = (
-        torch.arange(start, dtype=dtype, device=device)
-        if end is None
-        else torch.arange(start, end, step, dtype=dtype, device=device)
-    )
-    return _leaf(data, requires_grad)
+def arange(*args, **kwargs) -> Tensor:
+    """As ``torch.arange``: ``arange(end)``, ``arange(start, end, step=1)``."""
+    return _create(torch.arange, args, kwargs)
 
 
-def linspace(start, end, steps: int, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(torch.linspace(start, end, steps, dtype=dtype, device=device), requires_grad)
+def linspace(*args, **kwargs) -> Tensor:
+    """As ``torch.linspace``: ``steps`` evenly spaced points from ``start`` to ``end``."""
+    return _create(torch.linspace, args, kwargs)
 
 
-def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(torch.eye(n, n if m is None else m, dtype=dtype, device=device), requires_grad)
+def eye(*args, **kwargs) -> Tensor:
+    """As ``torch.eye``: ``eye(n)``, ``eye(n, m)``."""
+    return _create(torch.eye, args, kwargs)
 
 
-def _like(fill, t: Tensor, dtype, device, requires_grad: bool) -> Tensor:
-    data = t._data if isinstance(t, Tensor) else t
-    return _leaf(fill(data, dtype=dtype, device=device), requires_grad)
+def logspace(*args, **kwargs) -> Tensor:
+    """As ``torch.logspace``: ``steps`` points from ``base ** start`` to ``base ** end``, evenly spaced
+    in the exponent."""
+    return _create(torch.logspace, args, kwargs)
 
 
-def zeros_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _like(torch.zeros_like, t, dtype, device, requires_grad)
+def zeros_like(*args, **kwargs) -> Tensor:
+    """As ``torch.zeros_like``."""
+    return _create(torch.zeros_like, args, kwargs)
 
 
-def ones_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _like(torch.ones_like, t, dtype, device, requires_grad)
+def ones_like(*args, **kwargs) -> Tensor:
+    """As ``torch.ones_like``."""
+    return _create(torch.ones_like, args, kwargs)
 
 
-def empty_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _like(torch.empty_like, t, dtype, device, requires_grad)
+def empty_like(*args, **kwargs) -> Tensor:
+    """As ``torch.empty_like``."""
+    return _create(torch.empty_like, args, kwargs)
 
 
-def rand_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _like(torch.rand_like, t, dtype, device, requires_grad)
+def rand_like(*args, **kwargs) -> Tensor:
+    """As ``torch.rand_like``."""
+    return _create(torch.rand_like, args, kwargs)
 
 
-def randn_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _like(torch.randn_like, t, dtype, device, requires_grad)
+def randn_like(*args, **kwargs) -> Tensor:
+    """As ``torch.randn_like``."""
+    return _create(torch.randn_like, args, kwargs)
 
 
-def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    data = t._data if isinstance(t, Tensor) else t
-    return _leaf(torch.full_like(data, fill_value, dtype=dtype, device=device), requires_grad)
+def full_like(*args, **kwargs) -> Tensor:
+    """As ``torch.full_like``: ``full_like(input, fill_value)``."""
+    return _create(torch.full_like, args, kwargs)
 
 
-def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None, requires_grad: bool = False):
-    """``steps`` points from ``base ** start`` to ``base ** end``, evenly spaced in the exponent."""
-    return _leaf(torch.logspace(start, end, steps, base, dtype=dtype, device=device), requires_grad)
+def new_zeros(self: Tensor, *args, **kwargs) -> Tensor:
+    """Zeros of a size, with this tensor's dtype and device unless given."""
+    return _create(self._data.new_zeros, args, kwargs)
 
 
-def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Zeros of ``size`` with this tensor's dtype and device unless given."""
-    return _leaf(self._data.new_zeros(_size(size), dtype=dtype, device=device), requires_grad)
+def new_ones(self: Tensor, *args, **kwargs) -> Tensor:
+    """Ones of a size, with this tensor's dtype and device unless given."""
+    return _create(self._data.new_ones, args, kwargs)
 
 
-def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Ones of ``size`` with this tensor's dtype and device unless given."""
-    return _leaf(self._data.new_ones(_size(size), dtype=dtype, device=device), requires_grad)
+def new_empty(self: Tensor, *args, **kwargs) -> Tensor:
+    """An uninitialized tensor of a size, with this tensor's dtype and device unless given."""
+    return _create(self._data.new_empty, args, kwargs)
 
 
-def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """An uninitialized tensor of ``size`` with this tensor's dtype and device unless given."""
-    return _leaf(self._data.new_empty(_size(size), dtype=dtype, device=device), requires_grad)
-
-
-def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """``fill_value`` everywhere in ``size``, with this tensor's dtype and device unless given."""
-    return _leaf(self._data.new_full(size, fill_value, dtype=dtype, device=device), requires_grad)
+def new_full(self: Tensor, *args, **kwargs) -> Tensor:
+    """``new_full(size, fill_value)``, with this tensor's dtype and device unless given."""
+    return _create(self._data.new_full, args, kwargs)
 
 
 def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:

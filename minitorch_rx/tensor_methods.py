@@ -9,7 +9,9 @@ from __future__ import annotations
 import torch
 
 from . import creation, random
-from .autograd.tensor import Tensor, detach_torch
+from .autograd.tensor import Tensor
+from .autograd.torch_function import torch_metadata
+from .autograd.torch_leaves import torch_operand
 from .ops import (
     activation,
     compare,
@@ -39,7 +41,7 @@ def _swapped(fn, c_method: str | None = None):
         if c_method is not None and not isinstance(self, Tensor):
             raise not_applicable(c_method, self)
         if isinstance(other, torch.Tensor):  # torch_tensor OP mt_tensor: the torch operand is a constant
-            other = Tensor._make(detach_torch(other), None)
+            other = torch_operand(other)
         return fn(other, self)
 
     swapped.__name__ = f"r{fn.__name__}"
@@ -69,9 +71,9 @@ def _where(self: Tensor, condition, other) -> Tensor:
 
 
 def _transposed(self: Tensor) -> Tensor:
-    if self._data.dim() <= 2:
-        return shape.t(self)
-    return shape.permute(self, tuple(reversed(range(self._data.dim()))))
+    if self._data.dim() < 2:
+        return self
+    return shape.permute(self, tuple(reversed(range(self._data.dim()))))  # PyTorch's PermuteBackward0
 
 
 METHODS = {
@@ -387,4 +389,5 @@ for _name, _method in METHODS.items():
     setattr(Tensor, _name, _method)
 Tensor.T = property(_transposed)
 Tensor.mT = property(_matrix_transposed)
+Tensor.__getattr__ = torch_metadata
 del recorded  # imported for its registrations

@@ -41,7 +41,7 @@ F64 = torch.float64
 
 
 def x(*shape: int, **kwargs) -> mt.Tensor:
-    return mt.randn(*shape, **kwargs)
+    return mt.randn(shape, **kwargs)  # a tuple: randn(()) is 0-D, as torch.randn(())
 
 
 def leaf(*shape: int) -> mt.Tensor:
@@ -1272,6 +1272,13 @@ CASES = [
         "only integer tensors of a single element can be converted to an index",
     ),
     case("Tensor.__len__", "a 0-D tensor", lambda: len(x()), TypeError, "len() of a 0-d tensor"),
+    case(
+        "Tensor.__getattr__",
+        "a name torch.Tensor holds a tensor under",
+        lambda: x(2).imag,
+        AttributeError,
+        "'Tensor' object has no attribute 'imag'",
+    ),
     case("Tensor.__iter__", "a 0-D tensor", lambda: list(x()), TypeError, "iteration over a 0-d tensor"),
     case(
         "Tensor.item",

@@ -17,6 +17,8 @@ from .torch_function import dispatch as _dispatch
 from .torch_function import unwrap
 
 _new = object.__new__
+# (inside the class, ``torch`` is the method ``Tensor.torch``)
+_PRESERVE, _CONTIGUOUS = torch.preserve_format, torch.contiguous_format
 
 
 def legacy_data(args: tuple, dtype: torch.dtype, device) -> torch.Tensor:
@@ -182,6 +184,10 @@ class Tensor:
     def is_cuda(self) -> bool:
         return self._data.is_cuda
 
+    def get_device(self) -> int:
+        """The CUDA device index, -1 on the CPU (torch's answer)."""
+        return self._data.get_device()
+
     def size(self, dim: int | None = None) -> torch.Size | int:
         return self._data.size() if dim is None else self._data.size(dim)
 
@@ -194,8 +200,8 @@ class Tensor:
     def is_floating_point(self) -> bool:
         return self._data.is_floating_point()
 
-    def is_contiguous(self) -> bool:
-        return self._data.is_contiguous()
+    def is_contiguous(self, memory_format: torch.memory_format = _CONTIGUOUS) -> bool:
+        return self._data.is_contiguous(memory_format=memory_format)
 
     def stride(self, dim: int | None = None):
         return self._data.stride() if dim is None else self._data.stride(dim)
@@ -322,6 +328,12 @@ class Tensor:
         return self._node
 
     @property
+    def _version(self) -> int:
+        """PyTorch's version counter: 0 when made, +1 per in-place change; a view shares its base's.
+        (The torch data's own counter: saved tensors are checked against it in backward.)"""
+        return self._data._version
+
+    @property
     def grad(self) -> Tensor | None:
         return self._grad
 
@@ -413,32 +425,37 @@ class Tensor:
 
         return to(self, *args, **kwargs)
 
-    def cpu(self) -> Tensor:
-        return self.to("cpu")
+    def cpu(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
+        return self.to("cpu", memory_format=memory_format)
 
-    def cuda(self, device: int | str | torch.device | None = None) -> Tensor:
+    def cuda(
+        self,
+        device: int | str | torch.device | None = None,
+        non_blocking: bool = False,
+        memory_format: torch.memory_format = _PRESERVE,
+    ) -> Tensor:
         target = torch.device("cuda" if device is None else ("cuda", device) if isinstance(device, int) else device)
         if target.type != "cuda":
             raise RuntimeError("Invalid device, must be cuda device")
-        return self.to(target)
+        return self.to(target, non_blocking=non_blocking, memory_format=memory_format)
 
-    def float(self) -> Tensor:
-        return self.to(torch.float32)
+    def float(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
+        return self.to(torch.float32, memory_format=memory_format)
 
-    def double(self) -> Tensor:
-        return self.to(torch.float64)
+    def double(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
+        return self.to(torch.float64, memory_format=memory_format)
 
-    def half(self) -> Tensor:
-        return self.to(torch.float16)
+    def half(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
+        return self.to(torch.float16, memory_format=memory_format)
 
-    def long(self) -> Tensor:
-        return self.to(torch.int64)
+    def long(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
+        return self.to(torch.int64, memory_format=memory_format)
 
-    def int(self) -> Tensor:
-        return self.to(torch.int32)
+    def int(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
+        return self.to(torch.int32, memory_format=memory_format)
 
-    def bool(self) -> Tensor:
-        return self.to(torch.bool)
+    def bool(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
+        return self.to(torch.bool, memory_format=memory_format)
 
     def type(self, dtype=None):
         """The type name (``'torch.FloatTensor'``), or a copy as ``dtype``: a torch.dtype or a type

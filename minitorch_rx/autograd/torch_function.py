@@ -1,5 +1,14 @@
 """What a torch function does when it meets an ``mt.Tensor`` (``Tensor.__torch_function__``).
 
+A torch function (``torch.*``, ``torch.nn.functional.*``, ``torch.linalg.*``, ``torch.special.*``,
+``torch.fft.*``, a ``torch.Tensor`` method) given an mt tensor runs the minitorch_rx function of the
+same name, found by name when first called (so an op added to minitorch_rx later is found too), and
+returns what it returns: a recorded mt tensor. One minitorch_rx lacks runs on the tensors' data and
+returns torch's result, unless an mt tensor given to it requires grad (grad mode on): then it raises,
+since its result would carry no gradient. A ``torch.Tensor`` method called on torch data with mt
+operands runs on the data unless an operand requires grad; then it runs as the mt method of the data
+as a constant (``torch_tensor * mt_tensor`` defers to mt.Tensor's reflected operator instead).
+
 While backward runs with ``create_graph=True`` (``state.differentiating``), the torch functions
 that op backwards call run as their recorded equivalents (registered by ``ops/recorded.py``),
 so that second and higher derivatives flow through them; one without an equivalent raises.
@@ -7,6 +16,8 @@ so that second and higher derivatives flow through them; one without an equivale
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from collections.abc import Callable
 
 import torch
@@ -29,12 +40,53 @@ def recorded_equivalent(*torch_functions: Callable) -> Callable:
 
 
 def dispatch(func: Callable, args: tuple, kwargs: dict):
-    if not state.differentiating:
-        if func in _OPERATORS and args and isinstance(args[0], torch.Tensor):
-            # torch_tensor * mt_tensor: torch gives up, and Python calls mt.Tensor's reflected
-            # operator, which records.
-            return NotImplemented
+    if state.differentiating:
+        return _dispatch_differentiating(func, args, kwargs)
+    Tensor = _tensor_class()
+    if args and isinstance(args[0], torch.Tensor) and not isinstance(args[0], Tensor):
+        if func in _OPERATORS:  # torch_tensor * mt_tensor, torch_tensor.mul(mt_tensor): recorded
+            method = getattr(Tensor, func.__name__, None)
+            return NotImplemented if method is None else method(_torch_operand(args[0]), *args[1:], **kwargs)
+        if _torch_method_name(func) is not None:
+            return _torch_self_method(func, args, kwargs)
+    found = _mt_function(func)
+    if found is not None:
+        if kwargs and found[2] is not None:
+            # torch's Python functions pass every keyword on, their deprecated ones (size_average,
+            # reduce) as None: those minitorch_rx's function does not take are left out.
+            kwargs = {k: v for k, v in kwargs.items() if v is not None or k in found[2]}
+        return found[1](*args, **kwargs)
+    if state.grad_enabled and _requires_grad((args, kwargs)):
+        name = _qualified_name(func)
+        raise RuntimeError(
+            f"{name} is not differentiable by minitorch_rx yet (called with minitorch_rx tensors that "
+            "require grad); use x.detach() to call it as a constant"
+        )
+    return func(*unwrap(args), **unwrap(kwargs))
+
+
+def _torch_self_method(func: Callable, args: tuple, kwargs: dict):
+    """``torch_tensor.method(..., mt_tensor, ...)``: on the data, or (an operand requires grad) as
+    the mt method of ``torch_tensor`` as a constant; in place, that cannot record, so it raises."""
+    if not (state.grad_enabled and _requires_grad((args, kwargs))):
         return func(*unwrap(args), **unwrap(kwargs))
+    name = _torch_method_name(func)
+    Tensor = _tensor_class()
+    method = getattr(Tensor, name, None)
+    if method is None or _is_in_place(name):
+        raise RuntimeError(
+            f"torch.Tensor.{name} on a torch.Tensor with minitorch_rx tensors that require grad cannot "
+            "record their gradient (a torch.Tensor has no minitorch_rx history); make the torch.Tensor "
+            "an mt tensor first (mt.from_torch(t)), or detach the minitorch_rx tensors"
+        )
+    return method(_torch_operand(args[0]), *args[1:], **kwargs)
+
+
+def _is_in_place(name: str) -> bool:
+    return name == "__setitem__" or (name.endswith("_") and not name.endswith("__")) or name.startswith("__i")
+
+
+def _dispatch_differentiating(func: Callable, args: tuple, kwargs: dict):
     equivalent = RECORDED.get(func)
     if equivalent is not None:
         return equivalent(*args, **kwargs)
@@ -49,6 +101,99 @@ def dispatch(func: Callable, args: tuple, kwargs: dict):
         f"create_graph=True: a backward called {name or func} on an mt.Tensor, which has no recorded "
         "equivalent in minitorch_rx, so this gradient cannot be differentiated again"
     )
+
+
+# (torch namespace, prefix of its builtins' names, the minitorch_rx module of the same functions);
+# torch.nn.functional first: its functions that torch also holds (conv2d) are mt.nn.functional's.
+_NAMESPACES = (
+    (torch.nn.functional, "", "minitorch_rx.nn.functional"),
+    (torch, "", "minitorch_rx"),
+    (torch.linalg, "linalg_", "minitorch_rx.linalg"),
+    (torch.special, "special_", "minitorch_rx.special"),
+    (torch.fft, "fft_", "minitorch_rx.fft"),
+)
+
+#: torch function -> (its qualified name, the minitorch_rx function of that name, the keywords
+#: that function takes: None for any) or None.
+_FOUND: dict[Callable, tuple[str, Callable, frozenset | None] | None] = {}
+
+
+def _mt_function(func: Callable) -> tuple[str, Callable, frozenset | None] | None:
+    try:
+        return _FOUND[func]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable: not a torch function of a namespace
+        return None
+    _FOUND[func] = found = _find(func)
+    return found
+
+
+def _find(func: Callable) -> tuple[str, Callable, frozenset | None] | None:
+    method = _torch_method_name(func)
+    if method is not None:
+        mt_method = getattr(_tensor_class(), method, None)
+        return None if mt_method is None else (f"torch.Tensor.{method}", mt_method, _keywords(mt_method))
+    name = getattr(func, "__name__", None)
+    if not isinstance(name, str):
+        return None
+    for namespace, prefix, mt_module in _NAMESPACES:
+        short = name.removeprefix(prefix)
+        if getattr(namespace, short, None) is not func:
+            continue
+        try:
+            module = importlib.import_module(mt_module)
+        except ModuleNotFoundError:
+            return None
+        mt_func = getattr(module, short, None)
+        if mt_func is None or mt_func is func:  # mt re-exports some of torch's own (torch.is_tensor)
+            return None
+        return f"{namespace.__name__}.{short}", mt_func, _keywords(mt_func)
+    return None
+
+
+def _keywords(fn: Callable) -> frozenset | None:
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(p.name for p in parameters if p.kind is not p.VAR_POSITIONAL)
+
+
+def _torch_method_name(func: Callable) -> str | None:
+    """The name of the ``torch.Tensor`` method that ``func`` is, if it is one."""
+    name = getattr(func, "__name__", None)
+    if isinstance(name, str) and getattr(torch.Tensor, name, None) is func:
+        return name
+    return None
+
+
+def _qualified_name(func: Callable) -> str:
+    found = _FOUND.get(func)
+    if found is not None:
+        return found[0]
+    method = _torch_method_name(func)
+    if method is not None:
+        return f"torch.Tensor.{method}"
+    name = getattr(func, "__name__", repr(func))
+    for namespace, prefix, _ in _NAMESPACES:
+        short = name.removeprefix(prefix)
+        if getattr(namespace, short, None) is func:
+            return f"{namespace.__name__}.{short}"
+    return f"{getattr(func, '__module__', None) or 'torch'}.{name}"
+
+
+def _requires_grad(value: object) -> bool:
+    """Whether an mt tensor that requires grad is in ``value`` (also inside lists, tuples and dicts)."""
+    if isinstance(value, _tensor_class()):
+        return value._requires_grad
+    if type(value) in (list, tuple):
+        return any(_requires_grad(v) for v in value)
+    if type(value) is dict:
+        return any(_requires_grad(v) for v in value.values())
+    return False
 
 
 # torch.Tensor's operator methods, as ``torch_tensor OP mt_tensor`` calls them.
@@ -73,7 +218,50 @@ def unwrap(value: object) -> object:
     return value
 
 
+def _torch_operand(data: torch.Tensor):
+    from .torch_leaves import torch_operand
+
+    return torch_operand(data)
+
+
 def _tensor_class():
     from .tensor import Tensor
 
     return Tensor
+
+
+def torch_metadata(self, name: str) -> object:
+    """``Tensor.__getattr__`` (only for names the class lacks): torch.Tensor's metadata properties
+    that hold no tensor (``is_quantized``, ``is_sparse``, ``layout``, ``nbytes``), read from the data,
+    for libraries that check them (``torchvision.ops.nms``). Methods and tensor-valued properties
+    (``H``, ``real``) are minitorch_rx's to define: an AttributeError."""
+    if name in _metadata_names():
+        return getattr(object.__getattribute__(self, "_data"), name)
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+_METADATA: list[frozenset] = []
+# torch's autograd state, which an mt tensor keeps for itself (or has none of).
+_AUTOGRAD_STATE = frozenset(
+    "grad grad_fn grad_dtype requires_grad is_leaf retains_grad output_nr volatile name".split()
+)
+
+
+def _metadata_names() -> frozenset:
+    """torch.Tensor's public properties whose value, on a float matrix, is no tensor."""
+    if not _METADATA:
+        sample, names = torch.zeros(1, 1), set()
+        for name in dir(torch._C.TensorBase):
+            if (
+                name.startswith("_")
+                or name in _AUTOGRAD_STATE
+                or type(getattr(torch._C.TensorBase, name)).__name__ != "getset_descriptor"
+            ):
+                continue
+            try:
+                if not isinstance(getattr(sample, name), torch.Tensor):
+                    names.add(name)
+            except (RuntimeError, AttributeError):
+                continue
+        _METADATA.append(frozenset(names))
+    return _METADATA[0]

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 import torch
 
 from ..autograd.hooks import RemovableHandle
-from ..autograd.tensor import Tensor, complex_grad_error, detach_torch
+from ..autograd.tensor import Tensor, complex_grad_error
+from ..autograd.torch_leaves import torch_operands
 from . import module_hooks
 from .parameter import Parameter
 
@@ -46,6 +47,20 @@ def _addindent(text: str, num_spaces: int) -> str:
 
 def _as_buffer(value: Tensor | torch.Tensor) -> Tensor:
     return value if isinstance(value, Tensor) else Tensor._make(value.detach(), None)
+
+
+def _check_torch_child(module: object) -> bool:
+    """A torch.nn.Module is a child as ours are when it has no parameters (einops' ``Rearrange``,
+    ``torch.nn.Flatten``): ours would not see them (optimizers, ``state_dict``). Else a TypeError."""
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"{torch.typename(module)} is not a Module subclass")
+    if any(True for _ in module.parameters()):
+        raise TypeError(
+            f"{torch.typename(module)} is a torch.nn.Module with parameters, which minitorch_rx's optimizers "
+            "and state_dict would not see: use the minitorch_rx module of that name, or call the torch "
+            "module from forward (its parameters then get their gradients from minitorch_rx's backward)"
+        )
+    return True
 
 
 def _check_member_name(kind: str, name: object) -> None:
@@ -96,7 +111,7 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for a in args:
             if type(a) is not Tensor and isinstance(a, torch.Tensor):  # from torch (a Dataset, a transform): a constant
-                args = tuple(Tensor._make(detach_torch(a), None) if isinstance(a, torch.Tensor) else a for a in args)
+                args = torch_operands(args)
                 break
         hooks = self._module_hooks
         if not hooks:
@@ -181,7 +196,7 @@ class Module:
     def add_module(self, name: str, module: Module | None) -> None:
         """Add ``module`` as child ``name`` (also what ``self.name = module`` does)."""
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{torch.typename(module)} is not a Module subclass")
+            _check_torch_child(module)
         _check_member_name("module", name)
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
@@ -210,7 +225,7 @@ class Module:
                     f"cannot assign '{torch.typename(value)}' as parameter '{name}' (nn.Parameter or None expected)"
                 )
             self.register_parameter(name, value)
-        elif isinstance(value, Module):
+        elif isinstance(value, Module) or (isinstance(value, torch.nn.Module) and _check_torch_child(value)):
             modules = self.__dict__.get("_modules")
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")

@@ -22,7 +22,8 @@ import numbers
 
 import torch
 
-from ..autograd.tensor import Tensor, detach_torch
+from ..autograd.tensor import Tensor
+from ..autograd.torch_leaves import torch_operand
 
 #: What an op accepts as a tensor argument: ``isinstance(x, TENSOR_TYPES)`` is the cheap check.
 TENSOR_TYPES = (Tensor, torch.Tensor)
@@ -40,7 +41,7 @@ def operand(value: object, like: torch.Tensor) -> object:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, torch.Tensor):
-        return Tensor._make(detach_torch(value), None)
+        return torch_operand(value)
     kind = type(value)
     if kind is float or kind is int:
         dtype = like.dtype
@@ -68,7 +69,7 @@ def tensor_arg(
     if isinstance(value, Tensor) or (value is None and optional):
         return value
     if isinstance(value, torch.Tensor):
-        return Tensor._make(detach_torch(value), None)
+        return torch_operand(value)
     raise not_a_tensor(function, value, argument, position)
 
 

@@ -33,6 +33,7 @@ def binary(fn: type[Function], a: object, b: object) -> Tensor:
 
 class Add(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -45,6 +46,7 @@ class Add(Function):
 
 class Sub(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -57,6 +59,7 @@ class Sub(Function):
 
 class Mul(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -72,6 +75,7 @@ class Mul(Function):
 
 class Div(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -85,6 +89,21 @@ class Div(Function):
         # PyTorch's order: b * b overflows float16 from |b| = 256 where a / b / b does not
         grad_b = -grad * (a / b / b) if a is not None else None
         return grad_a, grad_b
+
+
+class DivRounding(Function):
+    """``div(a, b, rounding_mode="floor" | "trunc")``: a step function, whose gradient PyTorch
+    gives as zeros."""
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode):
+        ctx.shapes = a.shape, b.shape if isinstance(b, torch.Tensor) else None
+        return torch.div(a, b, rounding_mode=rounding_mode)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a_shape, b_shape = ctx.shapes
+        return grad.new_zeros(a_shape), None if b_shape is None else grad.new_zeros(b_shape), None
 
 
 class AddConstant(ConstantOp):
@@ -255,6 +274,8 @@ class Cos(Function):
 
 
 class Clamp(Function):
+    _node_name = "ClampBackward1"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, min, max):
         ctx.save_for_backward(x)
@@ -351,25 +372,35 @@ class Where(Function):
         return None, grad_a, grad_b
 
 
+# PyTorch's nodes for the other overloads: x ** y, 2 ** x and 2 - x list only their tensors.
+_PowTensors = Pow.overload("PowBackward1")
+_PowOfNumber = Pow.overload("PowBackward2", listed_inputs=(1,))
+_Rsub = Sub.overload("RsubBackward1", listed_inputs=(1,))
+
+
 # ------------------------------------------------------------------ public functions
 def add(input, other, *, alpha=1) -> Tensor:
     return binary(Add, input, other if alpha == 1 else other * alpha)
 
 
 def sub(input, other, *, alpha=1) -> Tensor:
-    return binary(Sub, input, other if alpha == 1 else other * alpha)
+    op = Sub if isinstance(input, Tensor) else _Rsub  # 2 - x
+    return binary(op, input, other if alpha == 1 else other * alpha)
 
 
 def rsub(input, other) -> Tensor:
-    return binary(Sub, other, input)
+    return binary(Sub if isinstance(other, Tensor) else _Rsub, other, input)
 
 
 def mul(input, other) -> Tensor:
     return binary(Mul, input, other)
 
 
-def div(input, other) -> Tensor:
-    return binary(Div, input, other)
+def div(input, other, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is None:
+        return binary(Div, input, other)
+    input = input if isinstance(input, Tensor) else tensor_arg(input, "div")
+    return DivRounding.apply(input, operand(other, input._data), rounding_mode)
 
 
 def neg(input: Tensor) -> Tensor:
@@ -379,9 +410,11 @@ def neg(input: Tensor) -> Tensor:
 def pow(input, exponent) -> Tensor:
     if autocast_state.active:
         input, exponent = to_float32_on_gpu(input, exponent)
-    if isinstance(input, Tensor) and not isinstance(exponent, (Tensor, torch.Tensor)):
-        return Pow.apply(input, exponent)  # a Python exponent stays a scalar: x ** 2 is exact
-    return binary(Pow, input, exponent)
+    if isinstance(input, Tensor):
+        if not isinstance(exponent, (Tensor, torch.Tensor)):
+            return Pow.apply(input, exponent)  # a Python exponent stays a scalar: x ** 2 is exact
+        return binary(_PowTensors, input, exponent)
+    return binary(_PowOfNumber, input, exponent)
 
 
 def abs(input: Tensor) -> Tensor:

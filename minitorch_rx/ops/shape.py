@@ -5,7 +5,8 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import Function, LinearMap, call
-from ..autograd.tensor import Tensor, detach_torch
+from ..autograd.tensor import Tensor
+from ..autograd.torch_leaves import torch_operand
 from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .dims import int_tuple, normalize_dim
 from .inplace import _recording, register_view, split_index
@@ -27,6 +28,8 @@ class View(_ShapeOnly):
 
 
 class Reshape(_ShapeOnly):
+    _node_name = "ViewBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
@@ -81,6 +84,8 @@ class Expand(Function):
 
 
 class Contiguous(Function):
+    _node_name = "CloneBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x):
         return x.contiguous()
@@ -222,14 +227,20 @@ def _shape_arg(shape: tuple) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list, torch.Size)) else shape
 
 
-def view(input: Tensor, *shape) -> Tensor:
+def view(input: Tensor, *shape, size=None, dtype=None) -> Tensor:
+    """``view(2, 3)``, ``view((2, 3))``, ``view(size=(2, 3))``; ``view(dtype)`` reinterprets the
+    bytes (a new leaf: PyTorch has no derivative for it either)."""
     input = tensor_arg(input, "view")
-    return _viewing(View.apply(input, _shape_arg(shape)), input)
+    if len(shape) == 1 and isinstance(shape[0], torch.dtype):
+        dtype = shape[0]
+    if dtype is not None:
+        return Tensor._make(input._data.view(dtype), None)
+    return _viewing(View.apply(input, _shape_arg(shape if size is None else (size,))), input)
 
 
-def reshape(input: Tensor, *shape) -> Tensor:
+def reshape(input: Tensor, *shape_args, shape=None) -> Tensor:
     input = tensor_arg(input, "reshape")
-    return _viewing(Reshape.apply(input, _shape_arg(shape)), input)
+    return _viewing(Reshape.apply(input, _shape_arg(shape_args if shape is None else (shape,))), input)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -250,7 +261,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def squeeze(input: Tensor, dim: int | tuple | None = None) -> Tensor:
     input = tensor_arg(input, "squeeze")
-    return _viewing(Squeeze.apply(input, dim), input)
+    op = Squeeze if dim is None else _SqueezeDims if isinstance(dim, (tuple, list)) else _SqueezeDim
+    return _viewing(op.apply(input, dim), input)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -268,7 +280,7 @@ def t(input: Tensor) -> Tensor:
     input = tensor_arg(input, "t")
     if input._data.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.dim()}D")
-    return input if input._data.dim() < 2 else _viewing(Transpose.apply(input, 0, 1), input)
+    return input if input._data.dim() < 2 else _viewing(_T.apply(input, 0, 1), input)
 
 
 def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -292,9 +304,9 @@ def t_(input: Tensor) -> Tensor:
     return input if input._data.dim() < 2 else transpose_(input, 0, 1)
 
 
-def permute(input: Tensor, *dims) -> Tensor:
+def permute(input: Tensor, *args, dims=None) -> Tensor:
     input = tensor_arg(input, "permute")
-    dims = _shape_arg(dims)
+    dims = _shape_arg(args if dims is None else (dims,))
     ndim = input._data.dim()
     if len(dims) != ndim:
         raise RuntimeError(
@@ -314,13 +326,42 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return _viewing(Expand.apply(input, other._data.shape), input)
 
 
-def contiguous(input: Tensor) -> Tensor:
+def contiguous(input: Tensor, memory_format: torch.memory_format = torch.contiguous_format) -> Tensor:
     input = tensor_arg(input, "contiguous")
-    return input if input._data.is_contiguous() else Contiguous.apply(input)
+    if input._data.is_contiguous(memory_format=memory_format):
+        return input
+    if memory_format is torch.contiguous_format:
+        return Contiguous.apply(input)
+    return ToCopy.apply(input, (), {"memory_format": memory_format})
 
 
 def getitem(input: Tensor, index) -> Tensor:
-    return _viewing(Index.apply(input, _torch_index(index)), input)
+    return _viewing(_indexing(index).apply(input, _torch_index(index)), input)
+
+
+# PyTorch's nodes for one indexing step: x[0] and x[:, 1] select, x[1:] slices; other keys
+# (several steps, index tensors, masks) record one IndexBackward0 here.
+_T = Transpose.overload("TBackward0")
+_Select = Index.overload("SelectBackward0")
+_Slice = Index.overload("SliceBackward0")
+_SqueezeDim = Squeeze.overload("SqueezeBackward1")
+_SqueezeDims = Squeeze.overload("SqueezeBackward2")
+_FULL = slice(None)
+
+
+def _indexing(index) -> type[Index]:
+    if type(index) is tuple:
+        *leading, last = index if index else (None,)
+        for key in leading:
+            if type(key) is not slice or key != _FULL:
+                return Index
+        index = last
+    kind = type(index)
+    if kind is int:
+        return _Select
+    if kind is slice and index != _FULL:
+        return _Slice
+    return Index
 
 
 def _torch_index(index):
@@ -341,7 +382,7 @@ def _tensor_list(tensors, name: str) -> list:
     for i, t in enumerate(tensors):
         if not isinstance(t, TENSOR_TYPES):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-    return [t if isinstance(t, Tensor) else Tensor._make(detach_torch(t), None) for t in tensors]
+    return [t if isinstance(t, Tensor) else torch_operand(t) for t in tensors]
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
@@ -359,11 +400,23 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     """Move or cast, as ``torch.Tensor.to``; a cast to a non-float dtype leaves the graph."""
     args = tuple(a._data if isinstance(a, Tensor) else a for a in args)
     out_dtype, out_device = _target(input._data, args, kwargs)
-    if out_dtype == input._data.dtype and out_device == input._data.device and not kwargs.get("copy", False):
+    if (
+        out_dtype == input._data.dtype
+        and out_device == input._data.device
+        and not kwargs.get("copy", False)
+        and kwargs.get("memory_format", torch.preserve_format) in (torch.preserve_format, _memory_format(input._data))
+    ):
         return input
     if not (out_dtype.is_floating_point or out_dtype.is_complex):
         return Tensor._make(input._data.to(*args, **kwargs), None)
     return ToCopy.apply(input, args, kwargs)
+
+
+def _memory_format(data: torch.Tensor) -> torch.memory_format | None:
+    for memory_format in (torch.contiguous_format, torch.channels_last, torch.channels_last_3d):
+        if data.is_contiguous(memory_format=memory_format):
+            return memory_format
+    return None
 
 
 _TO_KEYWORDS = frozenset({"device", "dtype", "non_blocking", "copy", "memory_format"})

@@ -118,10 +118,11 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
     return RepeatInterleave.apply(input, repeats, dim, output_size)
 
 
-def flip(input: Tensor, *dims) -> Tensor:
-    """``input`` with the order of its elements reversed along ``dims``."""
+def flip(input: Tensor, *args, dims=None) -> Tensor:
+    """``input`` with the order of its elements reversed along ``dims`` (``flip(0, 1)``, ``flip((0, 1))``,
+    ``flip(dims=(0, 1))``)."""
     input = tensor_arg(input, "flip")
-    return Flip.apply(input, _sizes(dims))
+    return Flip.apply(input, _sizes(args if dims is None else (dims,)))
 
 
 def fliplr(input: Tensor) -> Tensor:

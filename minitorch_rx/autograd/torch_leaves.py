@@ -1,0 +1,59 @@
+"""A ``torch.Tensor`` that requires grad, used in a minitorch_rx computation, gets its gradient.
+
+A torch module's parameters (``torch.nn.Linear`` called on an mt tensor) and a user's
+``torch.randn(..., requires_grad=True)`` enter mt ops as leaves of our graph whose gradient goes on
+into torch's autograd when backward reaches them: into ``t.grad`` for a torch leaf, as PyTorch
+gives it, and on through torch's graph for a torch tensor computed by torch. Under ``no_grad`` (or a
+torch tensor that does not require grad) the torch tensor is a constant.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import torch
+
+from .grad_mode import state
+from .graph import current_graph
+from .tensor import Tensor
+
+
+def torch_operand(data: torch.Tensor) -> Tensor:
+    """``data``, a torch tensor given to an mt op, as the mt tensor the op computes with."""
+    if not data.requires_grad:
+        return Tensor._make(data, None)
+    leaf = Tensor._make(data.detach(), None)
+    if state.grad_enabled:
+        from .function import accumulator
+
+        leaf._requires_grad = True
+        leaf.register_post_accumulate_grad_hook(partial(_into_torch, data))
+        # Nothing but the graph holds this leaf, so its accumulator holds it (a user's leaf is held
+        # weakly), and it holds its accumulator until the op that uses it does: a cycle, which
+        # Python's collector frees with the graph.
+        acc = accumulator(leaf, current_graph()._rx)
+        acc._variable = partial(_itself, leaf)
+        leaf._acc = partial(_itself, acc)
+    return leaf
+
+
+def _itself(value: object) -> object:
+    return value
+
+
+def torch_operands(args: tuple) -> tuple:
+    """``args`` with each torch tensor as ``torch_operand`` makes it."""
+    return tuple(torch_operand(a) if isinstance(a, torch.Tensor) and not isinstance(a, Tensor) else a for a in args)
+
+
+def requires_torch_grad(args: tuple) -> bool:
+    """Whether a torch tensor in ``args`` requires grad (grad mode on)."""
+    return state.grad_enabled and any(
+        isinstance(a, torch.Tensor) and not isinstance(a, Tensor) and a.requires_grad for a in args
+    )
+
+
+def _into_torch(data: torch.Tensor, leaf: Tensor) -> None:
+    grad, leaf._grad = leaf._grad, None
+    # retain_graph: a torch tensor computed by torch may enter several mt ops, each passing its part.
+    torch.autograd.backward(data, grad._data, retain_graph=data.grad_fn is not None)
