@@ -57,6 +57,7 @@ from . import (  # noqa: E402  (they build on the names above)
     models,
     nn,
     optim,
+    signal,
     tensor_methods,
     utils,
 )
