@@ -54,6 +54,7 @@ from . import (  # noqa: E402  (they build on the names above)
     data,
     init,
     linalg,
+    masked,
     models,
     nn,
     optim,

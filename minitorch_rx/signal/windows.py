@@ -43,7 +43,7 @@ def cosine(*args, **kwargs) -> Tensor:
 
 
 def exponential(*args, **kwargs) -> Tensor:
-    """As ``torch.signal.windows.exponential``: the exponential (Poisson) window, decaying with ``tau`` from ``center``."""
+    """As ``torch.signal.windows.exponential``: the exponential (Poisson) window, decaying by ``tau``."""
     return _create(torch.signal.windows.exponential, args, kwargs)
 
 
