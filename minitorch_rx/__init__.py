@@ -54,9 +54,11 @@ from . import (  # noqa: E402  (they build on the names above)
     data,
     init,
     linalg,
+    masked,
     models,
     nn,
     optim,
+    signal,
     tensor_methods,
     utils,
 )
