@@ -93,8 +93,8 @@ def test_pretrained_lenet5_loads_the_shipped_weights():
 
 
 def test_pretrained_weights_missing_for_a_model_raises():
-    with pytest.raises(ValueError, match="no pretrained weights are shipped for 'resnet20'"):
-        mt.models.get("resnet20", pretrained=True)
+    with pytest.raises(ValueError, match="no pretrained weights are shipped for 'vgg11_bn'"):
+        mt.models.get("vgg11_bn", pretrained=True)
 
 
 def test_pretrained_names_the_dataset_of_the_weights():

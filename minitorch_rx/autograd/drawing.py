@@ -3,8 +3,8 @@
 Layers come from ``rustworkx.topological_generations`` (inputs at the top, the loss at the
 bottom; a leaf sits just above its first consumer), edges that skip layers run through dummy
 points, and barycentric sweeps order each layer to reduce crossings (as Sugiyama-style tools
-such as Graphviz's ``dot`` do). ``Notes`` is what a detailed ``Graph`` records for its drawing:
-output shapes, the module that ran each op, parameter names and gradient norms.
+such as Graphviz's ``dot`` do). ``Notes`` is what a ``with Graph()`` block records for its drawing:
+output shapes, gradient norms and, with a module, the module that ran each op and parameter names.
 """
 
 from __future__ import annotations
@@ -15,19 +15,20 @@ import weakref
 from dataclasses import dataclass, field
 
 import rustworkx as rx
+import torch
 
 from . import observe
 from .memory import format_bytes, saved_storages
 
 
-# ------------------------------------------------------------------ what a detailed graph records
+# ------------------------------------------------------------------ what a Graph block records
 class Notes(observe.Observer):
-    """Observer of a detailed ``Graph``: per node its output shape/dtype, the module that ran it
-    and, for a backward run inside the block, the norm of the gradient that reached it."""
+    """Observer of a ``with Graph()`` block: per node its outputs' shapes and dtypes and, for a
+    backward run inside the block, the norm of the gradient that reached it; with a module, the
+    module that ran each op and the parameters' names."""
 
     def __init__(self, module=None) -> None:
         self.module = module
-        self.meta: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.module_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.grad_norms: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.param_names: dict[int, tuple[str, weakref.ref]] = {}
@@ -66,22 +67,26 @@ class Notes(observe.Observer):
         return forward_in_module
 
     def on_forward(self, node, args: tuple, result, start_ns: int, end_ns: int) -> None:
-        outputs = result if type(result) is tuple else (result,)
-        data = [getattr(o, "_data", None) for o in outputs]
-        self.meta[node] = [(list(d.shape), str(d.dtype).removeprefix("torch.")) for d in data if d is not None]
+        # This runs for every op in the block: the output's (shape, dtype, device) goes where a
+        # multi-output node keeps those of its outputs already, on the node (it dies with it).
+        if type(result) is not tuple:
+            data = result._data
+            node._output_meta = ((data.shape, data.dtype, data.device),)
         if self._stack:
             self.module_of[node] = self._stack[-1]
 
     def on_backward(self, node, grads: tuple, start_ns: int, end_ns: int) -> None:
-        if node._rx is not self._rx:
+        # Only a backward that keeps the graph leaves something to draw: the others pay nothing.
+        if node._rx is not self._rx or not observe.retaining_graph():
             return
-        squares = 0.0
+        norm = self.grad_norms.get(node)
         for g in grads:
             g = getattr(g, "_data", g)  # an mt.Tensor under create_graph
             if g is not None and g.numel():
-                squares += float(g.double().pow(2).sum())
-        previous = self.grad_norms.get(node, 0.0)
-        self.grad_norms[node] = math.sqrt(previous * previous + squares)
+                g_norm = torch.linalg.vector_norm(g.detach(), dtype=torch.float64)  # read when drawn
+                norm = g_norm if norm is None else torch.hypot(norm, g_norm)
+        if norm is not None:
+            self.grad_norms[node] = norm
 
     def name_of(self, tensor) -> str | None:
         entry = self.param_names.get(id(tensor))
@@ -111,28 +116,26 @@ def _describe(node, notes: Notes | None) -> tuple[Item, str]:
     if hasattr(node, "variable"):  # a leaf's accumulator
         t = node._variable()
         param = None if (t is None or notes is None) else notes.name_of(t)
-        metas = [] if t is None else [(list(t._data.shape), str(t._data.dtype).removeprefix("torch."))]
+        metas = [] if t is None else [(t._data.shape, t._data.dtype)]
         item = Item(param or "leaf", "leaf")
         if param is not None:
             module = param.rpartition(".")[0]
         item.details.append(f"AccumulateGrad of {param or 'a leaf tensor'}")
     else:
-        metas = (notes.meta.get(node) if notes is not None else None) or [
-            (list(shape), str(dtype).removeprefix("torch.")) for shape, dtype, _ in node._output_meta if dtype
-        ]
+        metas = [(shape, dtype) for shape, dtype, _ in node._output_meta if dtype]
         module = notes.module_of.get(node, "") if notes is not None else ""
         item = Item(name, "op")
         if module:
             item.details.append(f"in module {module}")
     for shape, dtype in metas[:2]:
-        item.lines.append(f"{shape} {dtype}")
+        item.lines.append(f"{list(shape)} {str(dtype).removeprefix('torch.')}")
     if len(metas) > 2:
         item.lines.append(f"+{len(metas) - 2} outputs")
     if saved:
         item.lines.append(f"saved {format_bytes(saved)}")
     item.saved, item.storages = saved, storages
     if notes is not None and node in notes.grad_norms:
-        item.norm = notes.grad_norms[node]
+        item.norm = float(notes.grad_norms[node])
     return item, module
 
 
@@ -141,8 +144,8 @@ def items_and_edges(graph, grads: bool = False, depth: int | None = None) -> tup
     notes = graph._notes
     if grads and (notes is None or not len(notes.grad_norms)):
         raise RuntimeError(
-            "to_svg(grads=True) needs gradient norms: record with `with mt.Graph(detailed=True) as g:` "
-            "and run `loss.backward(retain_graph=True)` inside that block"
+            "to_svg(grads=True) needs gradient norms: run `loss.backward(retain_graph=True)` inside the "
+            "`with mt.Graph() as g:` block that recorded the graph"
         )
     if depth is not None and (notes is None or notes.module is None):
         raise RuntimeError("to_svg(depth=N) collapses modules: record with `with mt.Graph(module=model) as g:`")
@@ -482,21 +485,29 @@ body {{ margin: 0; font-family: Helvetica, Arial, sans-serif; }}
 .node:hover rect {{ stroke-width: 3; }}
 </style></head>
 <body><div id="view">{svg}</div>
-<div id="info">{title}: hover a node for details; scroll to zoom, drag to pan.</div>
+<div id="info">{title}: hover a node for details; scroll to zoom, drag to pan, double-click to fit.</div>
 <script>
 const svg = document.querySelector("#view svg"), vp = document.getElementById("viewport");
 const info = document.getElementById("info");
-let scale = Math.min(1, window.innerWidth / svg.viewBox.baseVal.width), tx = 0, ty = 0, drag = null;
+const drawing = {{ width: svg.viewBox.baseVal.width, height: svg.viewBox.baseVal.height }};
+let scale = 1, tx = 0, ty = 0, drag = null;
 const base = vp.getAttribute("transform") || "";
 svg.setAttribute("width", "100%"); svg.setAttribute("height", "100%");
 svg.removeAttribute("viewBox");
 function apply() {{ vp.setAttribute("transform", `translate(${{tx}},${{ty}}) scale(${{scale}}) ${{base}}`); }}
+function fit() {{  // the whole drawing in the window, centred, never enlarged past 1.5x
+  const margin = 12, w = window.innerWidth - 2 * margin, h = window.innerHeight - 2 * margin;
+  scale = Math.min(w / drawing.width, h / drawing.height, 1.5);
+  tx = margin + (w - drawing.width * scale) / 2; ty = margin + (h - drawing.height * scale) / 2;
+  apply();
+}}
 svg.addEventListener("wheel", e => {{
   e.preventDefault();
   const k = Math.exp(-e.deltaY * 0.0015);
   tx = e.clientX - (e.clientX - tx) * k; ty = e.clientY - (e.clientY - ty) * k; scale *= k; apply();
 }}, {{ passive: false }});
 svg.addEventListener("mousedown", e => {{ drag = [e.clientX - tx, e.clientY - ty]; }});
+svg.addEventListener("dblclick", fit);
 window.addEventListener("mousemove", e => {{
   if (drag) {{ tx = e.clientX - drag[0]; ty = e.clientY - drag[1]; apply(); }}
 }});
@@ -504,11 +515,12 @@ window.addEventListener("mouseup", () => {{ drag = null; }});
 document.querySelectorAll(".node").forEach(n => n.addEventListener("mouseenter", () => {{
   info.textContent = n.dataset.details;
 }}));
-apply();
+fit();
 </script></body></html>
 """
 
 
 def to_html(svg: str, title: str = "minitorch_rx graph") -> str:
-    """One self-contained HTML file (no network): the SVG with zoom, pan and hover details."""
+    """One self-contained HTML file (no network): the SVG fitted to the window when it opens, with
+    zoom (wheel), pan (drag), fit again (double-click) and each node's details on hover."""
     return HTML_TEMPLATE.format(title=html.escape(title), svg=svg)

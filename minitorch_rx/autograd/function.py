@@ -67,12 +67,17 @@ class Node:
     dot_shape = "box"
     _fixups: tuple | None = None  # per input: (shape, dtype) its gradient must be reduced/cast to
     _input_nrs: tuple | None = None  # per input: which output of a multi-output node it is
+    # Per input: whether ``next_functions`` lists it (None: every input). PyTorch lists the tensor
+    # inputs an op differentiates, never its plain arguments (dims, sizes, flags) nor its index,
+    # mask and target tensors; a Python number that it wraps into a tensor (``x * 2``) is listed.
+    _edges: tuple | None = None
+    _listed: tuple | None = None  # the same, fixed for every node of a Function (``Function.listed_inputs``)
     _n_outputs = 1
     _tensor_hooks = None  # hooks.OutputHooks: register_hook()/retain_grad() on its outputs
     _non_differentiable: frozenset = frozenset()
     _foreign = False  # some input lives in another graph
     _forward_trace: list | None = None  # recorded under detect_anomaly()
-    _output_meta: tuple = ()  # multi-output nodes: (shape, dtype, device) of each output
+    _output_meta: tuple = ()  # (shape, dtype, device) per output: multi-output nodes, and nodes a Graph block drew
     _unpack = None  # the unpack hook of what it saved under autograd.graph.saved_tensors_hooks
     _grad_kernel = None  # its Function's grad_kernel
 
@@ -120,13 +125,15 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        """``(node, input_nr)`` per input, as PyTorch's: the node that made the input (an
+        """``(node, input_nr)`` per tensor input, as PyTorch's: the node that made the input (an
         ``AccumulateGrad`` for a leaf) and which of its outputs the input is; ``(None, 0)`` for
-        inputs that need no gradient."""
-        if self._inputs is None:
+        a tensor input that needs no gradient. Plain arguments (a dim, a size) get no entry."""
+        inputs = self._inputs
+        if inputs is None:
             return ()
-        nrs = self._input_nrs or (0,) * len(self._inputs)
-        return tuple((node, nr if node is not None else 0) for node, nr in zip(self._inputs, nrs))
+        nrs = self._input_nrs or (0,) * len(inputs)
+        edges = self._listed or self._edges or (True,) * len(inputs)
+        return tuple((node, nr if node is not None else 0) for node, nr, edge in zip(inputs, nrs, edges) if edge)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -251,6 +258,13 @@ class Function:
     _recorded_as: str | None = None
     #: Its nodes' whole name, for the one PyTorch names without "Backward0" (``CopySlices``).
     _node_name: str | None = None
+    #: Whether PyTorch wraps a Python number operand into a tensor (``x * 2`` is ``mul.Tensor``),
+    #: so that ``next_functions`` lists it as ``(None, 0)``, as for ``add``, ``sub``, ``mul``, ``div``.
+    _wrapped_scalars = False
+    #: The positions of the arguments its nodes list in ``next_functions``, where PyTorch's node
+    #: lists a fixed set (a convolution's input, weight and bias, even a bias of None); default:
+    #: every floating-point tensor argument.
+    listed_inputs: tuple[int, ...] | None = None
     #: Slots of its nodes beyond ``Node``'s.
     _node_slots: tuple[str, ...] = ()
     #: Whether the gradient of its (one) input is its output's gradient unchanged: the backward
@@ -271,7 +285,22 @@ class Function:
             "_grad_kernel": None if cls.grad_kernel is None else staticmethod(cls.grad_kernel),
             "__module__": cls.__module__,
         }
+        if cls.listed_inputs is not None:
+            listed = [False] * (max(cls.listed_inputs) + 1)
+            for i in cls.listed_inputs:
+                listed[i] = True
+            namespace["_listed"] = tuple(listed)
         cls._node_cls = type(name, (Node,), namespace)
+
+    @classmethod
+    def overload(cls, node_name: str, listed_inputs: tuple[int, ...] | None = None) -> type[Function]:
+        """The same op, recorded under another of PyTorch's node names: PyTorch names a node
+        after the overload that ran (``sum()`` records ``SumBackward0``, ``sum(dim)``
+        ``SumBackward1``), so the caller picks the overload's Function."""
+        namespace = {"_node_name": node_name, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
+        if listed_inputs is not None:
+            namespace["listed_inputs"] = listed_inputs
+        return type(cls.__name__, (cls,), namespace)
 
     @staticmethod
     def forward(ctx: Node, *args: object) -> torch.Tensor | tuple:
@@ -321,7 +350,12 @@ class Function:
         out = cls.forward(node, data, *params)
         if node._saved:
             node._saved_sources = _saved_sources(node._saved, (data,), out)
-        node._inputs = (parent, *_NO_INPUTS[extra]) if extra else (parent,)
+        if extra:
+            node._inputs = (parent, *_NO_INPUTS[extra])
+            if not cls._wrapped_scalars:
+                node._edges = _FIRST_INPUT_ONLY[extra]
+        else:
+            node._inputs = (parent,)
         node._seq = _next_seq()
         node._grad = None
         result = _new_tensor(Tensor)
@@ -515,9 +549,11 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
     parents = []
     needs = []
     multi_output_input = False
+    plain = False  # some argument gets no ``next_functions`` entry
     for a in args:
         if isinstance(a, Tensor):
-            datas.append(a._data)
+            data = a._data
+            datas.append(data)
             if a._requires_grad:
                 parent = a._node
                 if parent is None:
@@ -530,15 +566,24 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
                 parents.append(parent)
                 needs.append(True)
                 continue
-        elif isinstance(a, torch.Tensor) and a.requires_grad:  # as a leaf whose gradient goes on into torch
-            return _record(cls, torch_operands(args))
+            if not data.dtype.is_floating_point:
+                plain = True
+        elif isinstance(a, torch.Tensor):
+            if a.requires_grad:  # as a leaf whose gradient goes on into torch
+                return _record(cls, torch_operands(args))
+            datas.append(a)
+            if not a.dtype.is_floating_point:
+                plain = True
         else:
             datas.append(a)
+            plain = True
         parents.append(None)
         needs.append(False)
     if multi_output_input:  # which output of its node each input is
         node._input_nrs = tuple(a._out_nr if isinstance(a, Tensor) else 0 for a in args)
     node.needs_input_grad = tuple(needs)
+    if plain:
+        node._edges = _edges(cls, datas)
     out = cls.forward(node, *datas)
     node._inputs = parents = tuple(parents)
     node._seq = _next_seq()
@@ -576,6 +621,19 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
             else:
                 node._foreign = True
     return result
+
+
+def _edges(cls: type[Function], datas: list) -> tuple:
+    """Per argument of ``cls``: whether PyTorch's node lists it in ``next_functions`` (a floating
+    or complex tensor, or a Python number the op wraps into a tensor)."""
+    wrapped = cls._wrapped_scalars
+    edges = []
+    for a in datas:
+        if isinstance(a, torch.Tensor):
+            edges.append(a.dtype.is_floating_point or a.dtype.is_complex)
+        else:
+            edges.append(wrapped and type(a) in (int, float, bool, complex))
+    return tuple(edges)
 
 
 def _pack(node: Node, pack: Callable, unpack: Callable) -> None:

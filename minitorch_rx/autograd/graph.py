@@ -77,23 +77,21 @@ class Graph:
     >>> g.num_nodes(), g.num_edges()
     (3, 2)
 
-    For drawings, ``mt.Graph(detailed=True)`` also records each op's output shape and dtype, and
+    For its drawings, a ``with`` block also records each op's output shapes and dtypes, and
     the norm of each node's gradient when ``backward(retain_graph=True)`` runs inside the block;
-    ``mt.Graph(module=model)`` (detailed too) names ``model``'s parameters by their path
+    ``mt.Graph(module=model)`` also names ``model``'s parameters by their path
     (``layer1.0.conv1.weight``) and notes which submodule ran each op, for ``to_svg(depth=N)``.
-    A detailed graph's ops take the engine's general path (as under ``detect_anomaly``): slower.
+    Inside a block ops take the engine's general path (as under ``detect_anomaly``): slower.
+    Outside any block (the default graph) nothing of this is recorded, nor paid.
     """
 
-    __slots__ = ("_rx", "_outer", "_notes")
+    __slots__ = ("_rx", "_outer", "_notes", "_module")
 
-    def __init__(self, detailed: bool = False, module=None) -> None:
+    def __init__(self, module=None) -> None:
         self._rx = rx.PyDiGraph(check_cycle=False, multigraph=True)
         self._outer: list[Graph | None] = []
         self._notes = None
-        if detailed or module is not None:
-            from .drawing import Notes
-
-            self._notes = Notes(module)
+        self._module = module
 
     @property
     def rx(self) -> rx.PyDiGraph:
@@ -144,12 +142,12 @@ class Graph:
 
     def to_svg(self, grads: bool = False, depth: int | None = None) -> str:
         """A self-contained SVG drawing (no Graphviz needed): inputs at the top, the loss at the
-        bottom, one box per node with its op name, output shape/dtype (detailed graphs) and the
+        bottom, one box per node with its op name, output shape and dtype (recorded in a ``with`` block) and the
         bytes it saves for backward; parameters named by module path (``Graph(module=model)``).
 
         ``grads=True`` colours each node by the norm of its gradient (blue: vanishing, red:
-        exploding, relative to the median node); it needs a detailed graph in whose block
-        ``backward(retain_graph=True)`` ran. ``depth=N`` (``Graph(module=model)``) draws each
+        exploding, relative to the median node); it needs ``backward(retain_graph=True)`` run
+        inside the graph's ``with`` block. ``depth=N`` (``Graph(module=model)``) draws each
         module at depth N (``layer1`` at 1, ``layer1.0`` at 2) as one box."""
         from . import drawing
 
@@ -163,10 +161,13 @@ class Graph:
         return drawing.to_html(self.to_svg(grads, depth))
 
     def __enter__(self) -> Graph:
+        if self._notes is None:
+            from .drawing import Notes
+
+            self._notes = Notes(self._module)
         self._outer.append(state.graph)
         state.graph = self
-        if self._notes is not None:
-            self._notes.start(self._rx)
+        self._notes.start(self._rx)
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -6,8 +6,9 @@ How it costs nothing when off: nothing on the hot paths checks for observers. At
 leave their hot paths for the general one (``function._record``), as under anomaly detection,
 and backward takes its general loop (``engine._run_in_order``). While any observer is attached,
 in any thread, those general functions (``_record``, ``_backward_node``, ``_accumulate``) are
-replaced by timed wrappers that report to the observers of the calling thread; detaching the
-last observer puts the originals back.
+replaced by timed wrappers that report to the observers of the calling thread, and ``engine.run``
+by one that notes whether the backward keeps its graph (``retaining_graph``); detaching the last
+observer puts the originals back.
 """
 
 from __future__ import annotations
@@ -57,19 +58,39 @@ def detach(observer: Observer) -> None:
             _uninstall()
 
 
+def retaining_graph() -> bool:
+    """Whether the backward this thread runs keeps its graph (``retain_graph=True``)."""
+    return getattr(_retaining, "flag", False)
+
+
+_retaining = threading.local()  # .flag: set while an observed backward runs in this thread
+
+
 def _install() -> None:
     _originals["_record"] = _function._record
     _originals["_backward_node"] = _engine._backward_node
     _originals["_accumulate"] = _engine._accumulate
+    _originals["run"] = _engine.run
     _function._record = _observed_record
     _engine._backward_node = _observed_backward_node
     _engine._accumulate = _observed_accumulate
+    _engine.run = _observed_run
 
 
 def _uninstall() -> None:
     _function._record = _originals.pop("_record")
     _engine._backward_node = _originals.pop("_backward_node")
     _engine._accumulate = _originals.pop("_accumulate")
+    _engine.run = _originals.pop("run")
+
+
+def _observed_run(roots, grads, retain_graph, *args, **kwargs):
+    previous = getattr(_retaining, "flag", False)
+    _retaining.flag = bool(retain_graph)
+    try:
+        return _originals["run"](roots, grads, retain_graph, *args, **kwargs)
+    finally:
+        _retaining.flag = previous
 
 
 def _recorded_node(result):

@@ -180,6 +180,10 @@ class Tensor:
     def is_cuda(self) -> bool:
         return self._data.is_cuda
 
+    def get_device(self) -> int:
+        """The CUDA device index, -1 on the CPU (torch's answer)."""
+        return self._data.get_device()
+
     def size(self, dim: int | None = None) -> torch.Size | int:
         return self._data.size() if dim is None else self._data.size(dim)
 
@@ -318,6 +322,12 @@ class Tensor:
     @property
     def grad_fn(self):
         return self._node
+
+    @property
+    def _version(self) -> int:
+        """PyTorch's version counter: 0 when made, +1 per in-place change; a view shares its base's.
+        (The torch data's own counter: saved tensors are checked against it in backward.)"""
+        return self._data._version
 
     @property
     def grad(self) -> Tensor | None:

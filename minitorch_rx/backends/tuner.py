@@ -1,13 +1,16 @@
 """Kernel choice by measurement (``mt.backends.autotune``), like ``torch.backends.cudnn.benchmark``.
 
 Where two kernels compute the same thing (oneDNN's or MKL's product, a convolution's column
-layout, its batch-slice size), the first call for a given key (shapes, dtype, layout; the thread
-count is added here) times each candidate on the call's own operands: one warm-up call each, then
-``ROUNDS`` interleaved timed calls, the fastest of each counting. The winner is remembered in
-memory for the process and, where the cache folder is writable, in a JSON file keyed by CPU model,
-torch CPU capability and torch version, so that later processes on the same machine skip the
-measuring. A candidate must beat the fixed rule's choice by ``MARGIN`` to replace it (noise
-between two near-equal kernels must not flip the choice).
+layout, its batch-slice size), the first calls for a given key (shapes, dtype, layout; the thread
+count is added here) try the candidates in turn, each call computing its real result with one of
+them: a warm-up round, then ``ROUNDS`` timed rounds (this thread's CPU time with one thread, else
+wall time), the fastest call of each counting. Timing the real calls, in their place in a training
+step, matters: between two calls of a hot loop oneDNN's (64, 784) x (784, 128) product took 160
+us against MKL's 155 on this project's AMD EPYC, inside the MLP's step 239 against 189. The winner
+is remembered in memory for the process and, where the cache folder is writable, in a JSON file
+keyed by CPU model, torch CPU capability and torch version, so that later processes on the same
+machine skip the trials. A candidate must beat the fixed rule's choice by ``MARGIN`` to replace it
+(noise between two near-equal kernels must not flip the choice).
 
 With ``mt.backends.autotune = False`` (or ``MINITORCH_RX_AUTOTUNE=0`` in the environment) every
 choice is the fixed rule's: deterministic, nothing timed, nothing read or written on disk.
@@ -32,6 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import torch
 
@@ -42,15 +46,12 @@ except ImportError:  # Windows: writers still replace the file atomically, unser
 
 #: Timed calls per candidate after its warm-up call; the fastest counts.
 ROUNDS = 3
-#: Each timed call starts after writing this many floats (4 MiB, past a core's L2), so that the
-#: kernels are timed with their operands out of cache, as in a training step where other layers
-#: ran in between. In a hot loop (64, 784) x (784, 128) products timed 160 us by oneDNN and 155 by MKL
-#: on this project's AMD EPYC; after an eviction 182 and 171, and inside the MLP's step 239 and 189.
-EVICT_ELEMENTS = 1 << 20
 #: A candidate replaces the fixed rule's choice only when at least this much faster.
 MARGIN = 0.05
 #: Bumped when the meaning of a kind's keys or candidates changes (older files are then ignored).
-FORMAT = 1
+FORMAT = 3
+
+T = TypeVar("T")
 
 enabled = os.environ.get("MINITORCH_RX_AUTOTUNE", "1").strip().lower() not in ("0", "false", "off", "no")
 
@@ -71,45 +72,74 @@ class Choice:
 
 
 _choices: dict[tuple, Choice] = {}
+_trials: dict[tuple, _Trial] = {}
 _loaded = False
 _lock = threading.Lock()
 
 
-def choose(kind: str, key: tuple, candidates: Sequence[str], default: str, run: Callable[[str], object]) -> str:
-    """The candidate to use for ``key``: ``default`` when autotune is off or there is one
-    candidate; else the remembered choice, measured by ``run(name)`` (which computes the result
-    with candidate ``name``) on the first call. ``key`` holds ints, strings, bools, None, tuples."""
+class _Trial:
+    """The calls still to make for one key (a warm-up round, then ``ROUNDS`` timed ones, each
+    round every candidate in turn, in reversed order every other round) and the best time of each."""
+
+    __slots__ = ("order", "best")
+
+    def __init__(self, candidates: Sequence[str]) -> None:
+        rounds = [candidates if number % 2 == 0 else candidates[::-1] for number in range(ROUNDS + 1)]
+        self.order = [(name, number > 0) for number, names in enumerate(rounds) for name in names][::-1]
+        self.best = dict.fromkeys(candidates, float("inf"))
+
+
+def _clock() -> float:
+    """With one thread, this thread's CPU time, which a busy machine's other processes leave alone
+    (wall time charged whole preemptions to one candidate: 10.8 against 2.2 ms for a product both
+    kernels run in 2 ms); with several, wall time, which counts the other threads' work."""
+    return time.thread_time() if torch.get_num_threads() == 1 else time.perf_counter()
+
+
+def decided(kind: str, key: tuple) -> str | None:
+    """The choice made for ``key`` at this thread count (or read from the cache file), else None."""
+    if not _loaded:
+        _load()
+    choice = _choices.get((kind, key, torch.get_num_threads()))
+    return None if choice is None else choice.picked
+
+
+def run(kind: str, key: tuple, candidates: Sequence[str], default: str, compute: Callable[[str], T]) -> T:
+    """``compute(name)`` with the candidate chosen for ``key``: ``default`` when autotune is off or
+    there is one candidate; else the remembered choice or, until one is made, the next candidate
+    of the trial, timed. ``key`` holds ints, strings, bools, None and tuples."""
     if not enabled or len(candidates) < 2:
-        return default
+        return compute(default)
+    picked = decided(kind, key)
+    if picked in candidates:
+        return compute(picked)
     full = (kind, key, torch.get_num_threads())
-    choice = _choices.get(full)
-    if choice is None:
-        if not _loaded:
-            _load()
-        choice = _choices.get(full)
-    if choice is None or choice.picked not in candidates:
-        times = _measure(candidates, run)
-        best = min(candidates, key=times.__getitem__)
-        if default in times and times[best] > (1 - MARGIN) * times[default]:
-            best = default
-        choice = Choice(kind, key, full[2], best, default, times, "measured")
-        _choices[full] = choice
-        _save(choice)
-    return choice.picked
+    trial = _trials.get(full)
+    if trial is None:
+        trial = _trials[full] = _Trial(candidates)
+    name, timed = trial.order.pop()
+    start = _clock()
+    result = compute(name)
+    if timed:
+        trial.best[name] = min(trial.best[name], _clock() - start)
+    if not trial.order:
+        del _trials[full]
+        _decide(full, default, trial.best)
+    return result
 
 
-def _measure(candidates: Sequence[str], run: Callable[[str], object]) -> dict[str, float]:
-    for name in candidates:  # first-use costs: JIT kernels, page faults, nested choices
-        run(name)
-    best = dict.fromkeys(candidates, float("inf"))
-    evict = torch.empty(EVICT_ELEMENTS)
-    for round_nr in range(ROUNDS):
-        for name in candidates if round_nr % 2 == 0 else reversed(candidates):
-            evict.fill_(0.0)
-            start = time.perf_counter()
-            run(name)
-            best[name] = min(best[name], time.perf_counter() - start)
-    return best
+def _decide(full: tuple, default: str, times: dict[str, float]) -> None:
+    best = min(times, key=times.__getitem__)
+    if default in times and times[best] > (1 - MARGIN) * times[default]:
+        best = default
+    choice = Choice(*full, best, default, times, "measured")
+    _choices[full] = choice
+    _save(choice)
+
+
+def pending() -> int:
+    """How many keys are still being tried (their choices not made yet)."""
+    return len(_trials)
 
 
 def choices() -> list[Choice]:
@@ -118,9 +148,11 @@ def choices() -> list[Choice]:
 
 
 def clear() -> None:
-    """Forget the choices in memory (the cache file stays; it is read again at the next choice)."""
+    """Forget the choices and trials in memory (the cache file stays; it is read again at the next
+    choice)."""
     global _loaded
     _choices.clear()
+    _trials.clear()
     _loaded = False
 
 

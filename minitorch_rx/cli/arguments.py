@@ -74,6 +74,7 @@ PRETRAINED: dict[str, tuple[str, ...]] = {
     "char_lstm": ("tinyshakespeare",),
     "gpt_char": ("tinyshakespeare",),
     "lenet5": ("mnist", "fashion_mnist"),
+    "resnet20": ("cifar10",),
 }
 
 #: Character-level models (``cli/text.py`` trains them): batch size, learning rate, minimum learning rate.
@@ -318,7 +319,7 @@ def add_eval(commands) -> argparse.ArgumentParser:
         "eval",
         help="test accuracy of a checkpoint (or of the shipped pretrained weights)",
         description="Test accuracy and loss of a checkpoint, or of the weights shipped in the package "
-        "(lenet5 on mnist or fashion_mnist).",
+        "(lenet5 on mnist or fashion_mnist, resnet20 on cifar10).",
         formatter_class=HelpFormatter,
     )
     _add_model(evaluate, "lenet5")

@@ -36,7 +36,7 @@ def images_and_labels(dataset: Dataset) -> tuple[torch.Tensor, torch.Tensor]:
         raise TypeError(f"expected uint8 images, got {images.dtype}")
     if images.dim() == 3:  # MNIST: (N, H, W)
         images = images.unsqueeze(1)
-    elif images.shape[-1] in (1, 3):  # CIFAR-10: (N, H, W, C)
+    elif images.shape[-1] in (1, 3) and images.shape[1] not in (1, 3):  # torchvision's CIFAR-10: (N, H, W, C)
         images = images.permute(0, 3, 1, 2)
     return images.contiguous(), torch.as_tensor(targets, dtype=torch.int64)
 

@@ -77,6 +77,28 @@ class MNISTSubset(Dataset):
         return image, target
 
 
+class CIFAR10Samples(Dataset):
+    """The first 50 CIFAR-10 test images (uint8, 3x32x32) with their labels, shipped inside the
+    package so that a model trained on CIFAR-10 can be tried without the data set (see
+    ``minitorch_rx/data/CIFAR10_SAMPLES.md``). Items are normalized float tensors and labels."""
+
+    classes = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
+
+    def __init__(self) -> None:
+        with resources.files(__package__).joinpath("cifar10_samples.npz").open("rb") as file:
+            arrays = np.load(file)
+            self.data = torch.from_numpy(arrays["images"].copy())  # (50, 3, 32, 32)
+            self.targets = torch.from_numpy(arrays["labels"].astype(np.int64))
+        mean, std = NORMALIZATION["cifar10"]
+        self._mean, self._std = torch.tensor(mean)[:, None, None], torch.tensor(std)[:, None, None]
+
+    def __len__(self) -> int:
+        return len(self.targets)
+
+    def __getitem__(self, index: int):
+        return (self.data[index].float() / 255 - self._mean) / self._std, int(self.targets[index])
+
+
 class DataFolderError(RuntimeError):
     """A data folder that lacks files, or holds files whose checksums are not torchvision's."""
 

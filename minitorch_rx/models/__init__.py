@@ -63,6 +63,7 @@ INPUT_SHAPES = {
 #: Weights shipped in ``minitorch_rx/models/weights``: model name -> {dataset: file}; the first is the default.
 PRETRAINED = {
     "lenet5": {"mnist": "lenet5_mnist.pt", "fashion_mnist": "lenet5_fashion_mnist.pt"},
+    "resnet20": {"cifar10": "resnet20_cifar10.pt"},
     "gpt_char": {"tinyshakespeare": "gpt_char_tinyshakespeare.pt"},
     "char_lstm": {"tinyshakespeare": "char_lstm_tinyshakespeare.pt"},
 }
@@ -75,8 +76,9 @@ def list() -> builtins.list[str]:  # noqa: A001 - the API's name
 
 def get(name: str, pretrained: bool | str = False, **kwargs) -> Module:
     """Build zoo model ``name``. ``pretrained=True`` loads the weights shipped with the package
-    (for ``lenet5``: MNIST; for ``gpt_char`` and ``char_lstm``: Tiny Shakespeare, the default
-    configuration); a data set name picks among them (``pretrained="fashion_mnist"``)."""
+    (for ``lenet5``: MNIST; for ``resnet20``: CIFAR-10; for ``gpt_char`` and ``char_lstm``: Tiny
+    Shakespeare, the default configuration); a data set name picks among them
+    (``pretrained="fashion_mnist"``)."""
     if name not in _BUILDERS:
         raise ValueError(f"unknown model '{name}'; available: {', '.join(list())}")
     model = _BUILDERS[name](**kwargs)

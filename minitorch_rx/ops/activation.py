@@ -19,6 +19,8 @@ aten = torch.ops.aten
 
 
 class ReLU(Function):
+    _node_name = "ReluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x):
         y = torch.relu(x)
@@ -32,6 +34,8 @@ class ReLU(Function):
 
 
 class LeakyReLU(Function):
+    _node_name = "LeakyReluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, negative_slope):
         ctx.save_for_backward(x)
@@ -45,6 +49,8 @@ class LeakyReLU(Function):
 
 
 class ELU(Function):
+    _node_name = "EluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, alpha):
         ctx.save_for_backward(x)
@@ -58,6 +64,8 @@ class ELU(Function):
 
 
 class GELU(Function):
+    _node_name = "GeluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, approximate):
         ctx.save_for_backward(x)
@@ -71,6 +79,8 @@ class GELU(Function):
 
 
 class SiLU(Function):
+    _node_name = "SiluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -173,6 +183,8 @@ SELU_SCALE = 1.0507009873554804934193349852946
 class SELU(Function):
     """``scale * elu(x, alpha)`` with the self-normalizing constants."""
 
+    _node_name = "EluBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -186,6 +198,8 @@ class SELU(Function):
 
 class CELU(Function):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+
+    _node_name = "CeluBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, alpha):
@@ -340,6 +354,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     [0.7311, 0.2689]
     """
     input, dim = _softmax_input("softmin", input, dim, _stacklevel, dtype)
+    if autocast_state.active and dtype is None:  # torch's softmin is softmax(-x): float32 on CUDA
+        (input,) = to_float32_on_gpu(input)
     return Softmax.apply(-input, dim)
 
 

@@ -117,6 +117,9 @@ class ConvNd(Function):
     columns and the input gradient is col2im of ``w.T @ grad``.
     """
 
+    _node_name = "ConvolutionBackward0"  # PyTorch's name for this node
+    listed_inputs = (0, 1, 2)  # input, weight, bias (None too), as PyTorch's
+
     @staticmethod
     def forward(ctx, x, weight, bias, stride, pads, dilation, groups, batched):
         need_x, need_w = ctx.needs_input_grad[:2]

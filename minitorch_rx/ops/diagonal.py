@@ -11,7 +11,6 @@ from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import tensor_arg
 from .index import _in_place
-from .reduce import sum as _sum
 from .shape import _viewing
 from .split import _written_into_zeros
 
@@ -77,6 +76,18 @@ class Triu(Function):
         return grad.triu(ctx.diagonal), None
 
 
+class Trace(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.shape = x.shape
+        return torch.trace(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows, cols = ctx.shape
+        return grad * torch.eye(rows, cols, dtype=grad.dtype, device=grad.device)
+
+
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The view of ``input``'s diagonal in the plane of ``dim1`` and ``dim2`` (above it for a
     positive ``offset``), as a new last dim."""
@@ -101,7 +112,7 @@ def trace(input: Tensor) -> Tensor:
     input = tensor_arg(input, "trace")
     if input._data.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.dim()}")
-    return _sum(diagonal(input))
+    return Trace.apply1(input)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:

@@ -68,10 +68,14 @@ def _check_p(input: object, function: str, p: float) -> Tensor:
 def _noisy(input: Tensor, p: float, feature: bool, alpha: bool) -> Tensor:
     """PyTorch's ``_dropout_impl``: Bernoulli(1 - p) noise per element (or per ``(N, C)`` channel
     with ``feature``), drawn from torch's generator in the same order, applied as constants
-    (``x * scale`` and, for alpha dropout, ``+ shift``) so the gradient is ``grad * scale``."""
+    (``x * scale`` and, for alpha dropout, ``+ shift``) so the gradient is ``grad * scale``.
+    Plain dropout on CUDA is torch's fused kernel there (``native_dropout``), whose random stream
+    is not ``bernoulli_``'s: the same kernel, given ones, draws the same scaled mask."""
     data = input._data
     if p == 1:
         return input * torch.zeros((), dtype=data.dtype, device=data.device)
+    if data.is_cuda and not (feature or alpha):
+        return input * torch.native_dropout(torch.ones_like(data), p, True)[0]
     if feature:
         if data.dim() < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")

@@ -33,6 +33,7 @@ def binary(fn: type[Function], a: object, b: object) -> Tensor:
 
 class Add(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -45,6 +46,7 @@ class Add(Function):
 
 class Sub(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -57,6 +59,7 @@ class Sub(Function):
 
 class Mul(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -72,6 +75,7 @@ class Mul(Function):
 
 class Div(Function):
     broadcasting = True
+    _wrapped_scalars = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -270,6 +274,8 @@ class Cos(Function):
 
 
 class Clamp(Function):
+    _node_name = "ClampBackward1"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, min, max):
         ctx.save_for_backward(x)
@@ -366,17 +372,24 @@ class Where(Function):
         return None, grad_a, grad_b
 
 
+# PyTorch's nodes for the other overloads: x ** y, 2 ** x and 2 - x list only their tensors.
+_PowTensors = Pow.overload("PowBackward1")
+_PowOfNumber = Pow.overload("PowBackward2", listed_inputs=(1,))
+_Rsub = Sub.overload("RsubBackward1", listed_inputs=(1,))
+
+
 # ------------------------------------------------------------------ public functions
 def add(input, other, *, alpha=1) -> Tensor:
     return binary(Add, input, other if alpha == 1 else other * alpha)
 
 
 def sub(input, other, *, alpha=1) -> Tensor:
-    return binary(Sub, input, other if alpha == 1 else other * alpha)
+    op = Sub if isinstance(input, Tensor) else _Rsub  # 2 - x
+    return binary(op, input, other if alpha == 1 else other * alpha)
 
 
 def rsub(input, other) -> Tensor:
-    return binary(Sub, other, input)
+    return binary(Sub if isinstance(other, Tensor) else _Rsub, other, input)
 
 
 def mul(input, other) -> Tensor:
@@ -397,9 +410,11 @@ def neg(input: Tensor) -> Tensor:
 def pow(input, exponent) -> Tensor:
     if autocast_state.active:
         input, exponent = to_float32_on_gpu(input, exponent)
-    if isinstance(input, Tensor) and not isinstance(exponent, (Tensor, torch.Tensor)):
-        return Pow.apply(input, exponent)  # a Python exponent stays a scalar: x ** 2 is exact
-    return binary(Pow, input, exponent)
+    if isinstance(input, Tensor):
+        if not isinstance(exponent, (Tensor, torch.Tensor)):
+            return Pow.apply(input, exponent)  # a Python exponent stays a scalar: x ** 2 is exact
+        return binary(_PowTensors, input, exponent)
+    return binary(_PowOfNumber, input, exponent)
 
 
 def abs(input: Tensor) -> Tensor:
@@ -435,22 +450,23 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         # PyTorch's clamp with tensor bounds is minimum(maximum(x, min), max): ties split the gradient.
-        out = input if min is None else maximum(input, min)
-        return out if max is None else minimum(out, max)
+        out = input if min is None else maximum(input, _tensor_operand(min, input, "clamp"))
+        return out if max is None else minimum(out, _tensor_operand(max, input, "clamp"))
     return Clamp.apply(input, min, max)
 
 
-def maximum(input: Tensor, other) -> Tensor:
+def maximum(input: Tensor, other: Tensor) -> Tensor:
     input = tensor_arg(input, "maximum")
-    return binary(Maximum, input, _tensor_operand(other, input, "maximum"))
+    return binary(Maximum, input, tensor_arg(other, "maximum", "other", 2))
 
 
-def minimum(input: Tensor, other) -> Tensor:
+def minimum(input: Tensor, other: Tensor) -> Tensor:
     input = tensor_arg(input, "minimum")
-    return binary(Minimum, input, _tensor_operand(other, input, "minimum"))
+    return binary(Minimum, input, tensor_arg(other, "minimum", "other", 2))
 
 
 def _tensor_operand(value, like, function: str):
+    """A clamp bound as a tensor: a number becomes one of ``like``'s dtype and device."""
     if isinstance(value, (Tensor, torch.Tensor)):
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):

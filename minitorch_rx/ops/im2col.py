@@ -570,9 +570,30 @@ class _Correlation:
         gradient (O, C/G, *kernel) for ``out_grad`` (N, O, L) when that is given."""
         out_channels = weight.shape[0] if weight is not None else out_channels
         layouts = self._layouts()
-        if len(layouts) > 1 and self.x.device.type == "cpu":
-            layouts = (self._tuned(layouts, weight, bias, out, out_grad, out_channels),)
-        return self._run(layouts[0], weight, bias, out, out_grad, out_channels)
+        if len(layouts) == 1 or self.x.device.type != "cpu":
+            return self._run(layouts[0], weight, bias, out, out_grad, out_channels)
+        mode = (weight is not None, out_grad is not None)
+        key = (*self.x.shape, self.kernel, self.stride, self.dilation, self.pads, self.groups, str(self.x.dtype), mode)
+        layout = tuner.decided("conv layout", key)
+        if layout not in layouts:  # still trying the layouts, at the default slice size
+
+            def run_layout(layout):
+                return self._run(layout, weight, bias, out, out_grad, out_channels)
+
+            return tuner.run("conv layout", key, layouts, layouts[0], run_layout)
+        per_sample = self.x.shape[1] * math.prod(self.kernel) * self.positions
+        chunks, seen = [], set()
+        for chunk in (CHUNK_ELEMENTS, *SLICE_CHUNKS):
+            slices = tuple(batch_slices(len(self.x), per_sample, chunk))
+            if slices not in seen:
+                seen.add(slices)
+                chunks.append(str(chunk))
+
+        def run_chunk(chunk):
+            self.chunk = int(chunk)
+            return self._run(layout, weight, bias, out, out_grad, out_channels)
+
+        return tuner.run("conv slice", (*key, layout), chunks, chunks[0], run_chunk)
 
     def _layouts(self) -> tuple[str, ...]:
         """The column layouts that can compute this correlation, the fixed rule's choice first:
@@ -593,31 +614,6 @@ class _Correlation:
         if groups == 1 and len(kernel) == 2 and self.stride[0] == 1 and kernel[0] > 1:
             possible.append("row-shifted")
         return (default, *(layout for layout in possible if layout != default))
-
-    def _tuned(self, layouts, weight, bias, out, out_grad, out_channels) -> str:
-        """The measured layout (``backends.tuner``), then the measured batch-slice size for it
-        (``SLICE_CHUNKS`` that slice this batch differently)."""
-        mode = (weight is not None, out_grad is not None)
-        key = (*self.x.shape, self.kernel, self.stride, self.dilation, self.pads, self.groups, str(self.x.dtype), mode)
-
-        def run(layout):
-            return self._run(layout, weight, bias, out, out_grad, out_channels)
-
-        layout = tuner.choose("conv layout", key, layouts, layouts[0], run)
-        per_sample = self.x.shape[1] * math.prod(self.kernel) * self.positions
-        chunks, seen = [], set()
-        for chunk in (CHUNK_ELEMENTS, *SLICE_CHUNKS):
-            slices = tuple(batch_slices(len(self.x), per_sample, chunk))
-            if slices not in seen:
-                seen.add(slices)
-                chunks.append(str(chunk))
-
-        def run_chunk(chunk):
-            self.chunk = int(chunk)
-            return run(layout)
-
-        self.chunk = int(tuner.choose("conv slice", (*key, layout), chunks, chunks[0], run_chunk))
-        return layout
 
     def _run(self, layout, weight, bias, out, out_grad, out_channels):
         if layout == "row-shifted":
@@ -708,7 +704,7 @@ class _Correlation:
         columns = channels_first_columns(x, self.pads, self.kernel, self.dilation, self.stride, self.out_size, slices)
         for start, stop, cols in columns:
             per_slice = cols.view(groups, rows, (stop - start) * positions)
-            if weight is not None and groups == 1 and linear.uses_onednn(w[0], per_slice[0].t()):
+            if weight is not None and groups == 1 and linear.onednn_eligible(w[0], per_slice[0].t()):
                 _write_slice(out, start, stop, product(w[0], per_slice[0].t()), bias)
             elif weight is not None:
                 # MKL's product into a work buffer, the bias inside it, rounded once in half

@@ -53,12 +53,10 @@ ONEDNN_MIN_SIDE = 6
 PRODUCT_KERNELS = ("onednn", "mkl")
 
 
-def uses_onednn(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> bool:
-    """Whether ``product(x, w, bias)`` runs on oneDNN: float32 CPU torch data, dense ``w`` and a
-    product of at least ``ONEDNN_FROM`` multiply-adds and ``ONEDNN_MIN_SIDE`` on each side; then
-    oneDNN by the fixed rule, or, under ``mt.backends.autotune``, whichever of oneDNN and MKL
-    measured faster for these shapes on this machine (``backends.tuner``)."""
-    if not (
+def onednn_eligible(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> bool:
+    """Whether oneDNN may run ``product(x, w, bias)``: float32 CPU torch data, dense ``w`` and a
+    product of at least ``ONEDNN_FROM`` multiply-adds and ``ONEDNN_MIN_SIDE`` on each side."""
+    return (
         x.shape[0] * x.shape[1] * w.shape[0] >= ONEDNN_FROM
         and ONEDNN is not None
         and type(x) is torch.Tensor
@@ -69,12 +67,7 @@ def uses_onednn(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = No
         and x.device.type == "cpu"
         and (bias is None or (type(bias) is torch.Tensor and bias.dtype is torch.float32))
         and (w.is_contiguous() or w.t().is_contiguous())
-    ):
-        return False
-    if not tuner.enabled:
-        return True
-    key = (*x.shape, w.shape[0], x.is_contiguous(), w.is_contiguous(), bias is not None)
-    return tuner.choose("product", key, PRODUCT_KERNELS, "onednn", lambda name: _product(name, x, w, bias)) == "onednn"
+    )
 
 
 def _product(kernel: str, x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
@@ -84,13 +77,20 @@ def _product(kernel: str, x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor |
 
 
 def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
-    """``x @ w.t() (+ bias)`` of 2-D torch data, by oneDNN or ``addmm``/``mm`` (``uses_onednn``);
-    ``x`` and ``w`` may be transposed views. mt.Tensors (create_graph) take ``mm``, recorded.
+    """``x @ w.t() (+ bias)`` of 2-D torch data, by oneDNN or MKL's ``addmm``/``mm``; ``x`` and
+    ``w`` may be transposed views. mt.Tensors (create_graph) take ``mm``, recorded.
 
-    ``w`` goes to oneDNN only when dense (contiguous, or the transpose of a contiguous matrix):
-    with rows padded apart, as a column slice of a wider matrix, oneDNN's kernel took 1.4 s
-    for a (256, 512) x (512, 512) product that ``mm`` does in 1 ms (a reference fallback)."""
-    return _product("onednn" if uses_onednn(x, w, bias) else "mkl", x, w, bias)
+    Where ``onednn_eligible``, oneDNN by the fixed rule, or under ``mt.backends.autotune``
+    whichever of the two ran these shapes faster on this machine (``backends.tuner``). ``w`` goes
+    to oneDNN only when dense (contiguous, or the transpose of a contiguous matrix): with rows
+    padded apart, as a column slice of a wider matrix, oneDNN's kernel took 1.4 s for a
+    (256, 512) x (512, 512) product that ``mm`` does in 1 ms (a reference fallback)."""
+    if not onednn_eligible(x, w, bias):
+        return _product("mkl", x, w, bias)
+    if not tuner.enabled:
+        return _product("onednn", x, w, bias)
+    key = (*x.shape, w.shape[0], x.is_contiguous(), w.is_contiguous(), bias is not None)
+    return tuner.run("product", key, PRODUCT_KERNELS, "onednn", lambda kernel: _product(kernel, x, w, bias))
 
 
 def _rows(t):

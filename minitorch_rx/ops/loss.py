@@ -104,6 +104,8 @@ def _nll_backward(grad, logp, target, weight, reduction: int, ignore_index: int,
 
 
 class NLLLoss(Function):
+    _node_name = "NllLossBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, logp, target, weight, reduction, ignore_index):
         loss, total_weight = _nll_forward(logp, target, weight, reduction, ignore_index)
@@ -324,6 +326,8 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> None:
 
 
 class MSELoss(Function):
+    _node_name = "MseLossBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, target, reduction):
         ctx.save_for_backward(x, target)
@@ -397,6 +401,8 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 # ---------------------------------------------------------------- binary cross entropy
 class BCEWithLogits(Function):
     """PyTorch's stable formula: ``(1 - t) x - log_sigmoid(x) * (1 + (pos_weight - 1) t)``."""
+
+    _node_name = "BinaryCrossEntropyWithLogitsBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, target, weight, pos_weight, reduction):

@@ -27,6 +27,8 @@ _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 
 
 class Log1p(Function):
+    _node_name = "Log1PBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -370,6 +372,7 @@ class Hypot(Function):
 
 
 class LogAddExp(Function):
+    _node_name = "LogaddexpBackward0"  # PyTorch's name for this node
     broadcasting = True
 
     @staticmethod

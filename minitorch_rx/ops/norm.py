@@ -28,6 +28,9 @@ aten = torch.ops.aten
 
 
 class BatchNorm(Function):
+    _node_name = "NativeBatchNormBackward0"  # PyTorch's name for this node
+    listed_inputs = (0, 1, 2)  # input, weight, bias; not the running statistics
+
     @staticmethod
     def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
         ctx.empty = x.numel() == 0
@@ -75,6 +78,8 @@ class BatchNorm(Function):
 
 
 class LayerNorm(Function):
+    _node_name = "NativeLayerNormBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, normalized_shape, weight, bias, eps):
         out, mean, rstd = torch.native_layer_norm(x, normalized_shape, weight, bias, eps)
@@ -235,6 +240,16 @@ def rms_norm(
         if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool)
         else list(int_tuple(normalized_shape, "rms_norm", "normalized_shape", 2))
     )
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
+            f"but got normalized_shape = {shape}"
+        )
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(
+            f"Expected weight to be of same shape as normalized_shape, but got weight of shape {list(weight.shape)} "
+            f"and normalized_shape = {shape}"
+        )
     if list(input.shape[input.dim() - len(shape) :]) != shape or len(shape) > input.dim():
         raise RuntimeError(
             f"Given normalized_shape={shape}, expected input with shape [*{', '.join(map(str, shape))}], "
@@ -251,6 +266,8 @@ class GroupNorm(Function):
     """Group normalization (instance normalization is its case ``groups == C``) on torch's fused
     kernels; under ``create_graph`` the gradients are composed of recorded ops instead
     (``_group_norm_gradients``), so they are differentiable again."""
+
+    _node_name = "NativeGroupNormBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, weight, bias, groups, eps):

@@ -191,6 +191,15 @@ _MAX_DOC = """{dims}-D max pooling over ``input`` (N, C, {spatial}) or unbatched
     """
 
 
+# PyTorch's node names for 2-D and 3-D pooling (its 1-D pooling is a 2-D one between views).
+_MaxPool2d = MaxPoolNd.overload("MaxPool2DWithIndicesBackward0")
+_MaxPool3d = MaxPoolNd.overload("MaxPool3DWithIndicesBackward0")
+_AvgPool2d = AvgPoolNd.overload("AvgPool2DBackward0")
+_AvgPool3d = AvgPoolNd.overload("AvgPool3DBackward0")
+_AdaptiveAvgPool2d = AdaptiveAvgPoolNd.overload("AdaptiveAvgPool2DBackward0")
+_AdaptiveAvgPool3d = AdaptiveAvgPoolNd.overload("AdaptiveAvgPool3DBackward0")
+
+
 def max_pool1d(
     input: Tensor,
     kernel_size: IntOrTuple,
@@ -212,7 +221,7 @@ def max_pool2d(
     ceil_mode: bool = False,
     return_indices: bool = False,
 ) -> Tensor | tuple[Tensor, Tensor]:
-    return MaxPoolNd.apply(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+    return _MaxPool2d.apply(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
 def max_pool3d(
@@ -224,7 +233,7 @@ def max_pool3d(
     ceil_mode: bool = False,
     return_indices: bool = False,
 ) -> Tensor | tuple[Tensor, Tensor]:
-    return MaxPoolNd.apply(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+    return _MaxPool3d.apply(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
 max_pool1d.__doc__ = _MAX_DOC.format(dims=1, spatial="L")
@@ -260,7 +269,7 @@ def avg_pool2d(
     count_include_pad: bool = True,
     divisor_override: int | None = None,
 ) -> Tensor:
-    return AvgPoolNd.apply(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _AvgPool2d.apply(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 def avg_pool3d(
@@ -272,7 +281,7 @@ def avg_pool3d(
     count_include_pad: bool = True,
     divisor_override: int | None = None,
 ) -> Tensor:
-    return AvgPoolNd.apply(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _AvgPool3d.apply(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 _DIVISOR = "; ``divisor_override``, when given, is the divisor of every window"
@@ -291,11 +300,11 @@ def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: OptionalSize) -> Tensor:
-    return AdaptiveAvgPoolNd.apply(input, 2, output_size)
+    return _AdaptiveAvgPool2d.apply(input, 2, output_size)
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: OptionalSize) -> Tensor:
-    return AdaptiveAvgPoolNd.apply(input, 3, output_size)
+    return _AdaptiveAvgPool3d.apply(input, 3, output_size)
 
 
 _NONE = "; None keeps that dim's input size"

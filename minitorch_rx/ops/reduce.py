@@ -175,6 +175,8 @@ class ExtremumWithIndices(Function):
 
 
 class LogSumExp(Function):
+    _node_name = "LogsumexpBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, dims, keepdim):
         all_dims = tuple(range(x.dim())) if dims is None else dims
@@ -270,14 +272,28 @@ class SelectedAlongDim(Function):
     backward = staticmethod(ExtremumWithIndices.backward)
 
 
+# PyTorch names a reduction's node after the overload that ran: sum() SumBackward0, sum(dim)
+# SumBackward1; max() MaxBackward1, max(dim) MaxBackward0.
+_SumDim = Sum.overload("SumBackward1")
+_MeanDim = Mean.overload("MeanBackward1")
+_ProdDim = Prod.overload("ProdBackward1")
+_MaxAll = EvenlyDistributedExtremum.overload("MaxBackward1")
+_MinAll = EvenlyDistributedExtremum.overload("MinBackward1")
+_Amax = EvenlyDistributedExtremum.overload("AmaxBackward0")
+_Amin = EvenlyDistributedExtremum.overload("AminBackward0")
+_MaxDim = ExtremumWithIndices.overload("MaxBackward0")
+_MinDim = ExtremumWithIndices.overload("MinBackward0")
+
+
 # ------------------------------------------------------------------ public functions
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype: torch.dtype | None = None) -> Tensor:
     input = tensor_arg(input, "sum")
     if autocast_state.active and dtype is None:
         (input,) = to_float32_on_gpu(input)
+    op = Sum if dim is None else _SumDim
     if dtype is not None:
-        return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim, dtype)
-    return Sum.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
+        return op.apply(input, normalize_dims(dim, input._data.dim()), keepdim, dtype)
+    return op.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
 def sum_to_size(input: Tensor, *size) -> Tensor:
@@ -303,7 +319,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {dtype_name(input._data.dtype)}"
         )
-    return Mean.apply(input, normalize_dims(dim, input._data.dim()), keepdim)
+    return (Mean if dim is None else _MeanDim).apply(input, normalize_dims(dim, input._data.dim()), keepdim)
 
 
 def _correction(unbiased: bool | None, correction: float | None) -> float:
@@ -337,7 +353,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
             "amax(): Expected reduction dim to be specified for input.numel() == 0. "
             "Specify the reduction dim with the 'dim' argument."
         )
-    return EvenlyDistributedExtremum.apply(input, dims, keepdim, True, False)
+    return _Amax.apply(input, dims, keepdim, True, False)
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
@@ -348,7 +364,7 @@ def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
             "amin(): Expected reduction dim to be specified for input.numel() == 0. "
             "Specify the reduction dim with the 'dim' argument."
         )
-    return EvenlyDistributedExtremum.apply(input, dims, keepdim, False, False)
+    return _Amin.apply(input, dims, keepdim, False, False)
 
 
 def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
@@ -362,8 +378,9 @@ def _extremum(input: Tensor, dim, keepdim: bool, largest: bool):
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        return EvenlyDistributedExtremum.apply(input, None, False, largest, True)
-    values, indices = ExtremumWithIndices.apply(input, normalize_dim(dim, input._data.dim()), keepdim, largest)
+        return (_MaxAll if largest else _MinAll).apply(input, None, False, largest, True)
+    op = _MaxDim if largest else _MinDim
+    values, indices = op.apply(input, normalize_dim(dim, input._data.dim()), keepdim, largest)
     return ValuesIndices(values, indices)
 
 
@@ -401,7 +418,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype:
         (input,) = to_float32(input)
     if dim is not None:
         dim = normalize_dim(dim, input._data.dim())
-    return Prod.apply(input, dim, keepdim, dtype)
+    return (Prod if dim is None else _ProdDim).apply(input, dim, keepdim, dtype)
 
 
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False):

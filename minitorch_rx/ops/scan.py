@@ -21,6 +21,8 @@ def _reverse_cumsum(t, dim: int):
 
 
 class CumSum(Function):
+    _node_name = "CumsumBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, dim, dtype):
         ctx.meta = (dim, x.dtype)
@@ -39,6 +41,8 @@ class CumProd(Function):
     with zeros, PyTorch's rule: elements before a slice's first zero take that sum (out is 0 from
     the zero on), the first zero takes the sum of ``grad[j]`` times the product of the others,
     and elements after it take 0."""
+
+    _node_name = "CumprodBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, dim, dtype):

@@ -28,6 +28,8 @@ class View(_ShapeOnly):
 
 
 class Reshape(_ShapeOnly):
+    _node_name = "ViewBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
@@ -82,6 +84,8 @@ class Expand(Function):
 
 
 class Contiguous(Function):
+    _node_name = "CloneBackward0"  # PyTorch's name for this node
+
     @staticmethod
     def forward(ctx, x):
         return x.contiguous()
@@ -257,7 +261,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def squeeze(input: Tensor, dim: int | tuple | None = None) -> Tensor:
     input = tensor_arg(input, "squeeze")
-    return _viewing(Squeeze.apply(input, dim), input)
+    op = Squeeze if dim is None else _SqueezeDims if isinstance(dim, (tuple, list)) else _SqueezeDim
+    return _viewing(op.apply(input, dim), input)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -275,7 +280,7 @@ def t(input: Tensor) -> Tensor:
     input = tensor_arg(input, "t")
     if input._data.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.dim()}D")
-    return input if input._data.dim() < 2 else _viewing(Transpose.apply(input, 0, 1), input)
+    return input if input._data.dim() < 2 else _viewing(_T.apply(input, 0, 1), input)
 
 
 def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -331,7 +336,32 @@ def contiguous(input: Tensor, memory_format: torch.memory_format = torch.contigu
 
 
 def getitem(input: Tensor, index) -> Tensor:
-    return _viewing(Index.apply(input, _torch_index(index)), input)
+    return _viewing(_indexing(index).apply(input, _torch_index(index)), input)
+
+
+# PyTorch's nodes for one indexing step: x[0] and x[:, 1] select, x[1:] slices; other keys
+# (several steps, index tensors, masks) record one IndexBackward0 here.
+_T = Transpose.overload("TBackward0")
+_Select = Index.overload("SelectBackward0")
+_Slice = Index.overload("SliceBackward0")
+_SqueezeDim = Squeeze.overload("SqueezeBackward1")
+_SqueezeDims = Squeeze.overload("SqueezeBackward2")
+_FULL = slice(None)
+
+
+def _indexing(index) -> type[Index]:
+    if type(index) is tuple:
+        *leading, last = index if index else (None,)
+        for key in leading:
+            if type(key) is not slice or key != _FULL:
+                return Index
+        index = last
+    kind = type(index)
+    if kind is int:
+        return _Select
+    if kind is slice and index != _FULL:
+        return _Slice
+    return Index
 
 
 def _torch_index(index):
@@ -346,7 +376,9 @@ def _tensor_list(tensors, name: str) -> list:
             f"{name}(): argument 'tensors' must be a tuple or list of Tensors, not {type(tensors).__name__}"
         )
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "cat":
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if not isinstance(t, TENSOR_TYPES):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")

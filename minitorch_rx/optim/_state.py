@@ -18,9 +18,12 @@ __all__ = ["PerParameterOptimizer", "check_adam_arguments", "check_numbers", "sc
 class PerParameterOptimizer(Optimizer):
     """An optimizer that updates each parameter by torch's single-tensor formula, ``update(param,
     grad, state, group)`` on torch data, with a state of scalar tensors (``SCALARS``: name -> first
-    value; ``step`` at least) and zero buffers the parameter's shape (``buffers(group)``)."""
+    value; ``step`` at least; on the CPU, or on the parameter's device for those named in
+    ``ON_PARAM_DEVICE``, as torch places them) and zero buffers the parameter's shape
+    (``buffers(group)``)."""
 
     SCALARS: dict[str, float] = {"step": 0.0}
+    ON_PARAM_DEVICE: tuple[str, ...] = ()
     BUFFERS: tuple[str, ...] = ()
     update: Callable[[torch.Tensor, torch.Tensor, dict, dict], None]
 
@@ -42,7 +45,7 @@ class PerParameterOptimizer(Optimizer):
         state = self.state[param]
         if len(state) == 0:
             for name, value in self.SCALARS.items():
-                state[name] = scalar_tensor(value)
+                state[name] = scalar_tensor(value, param._data.device if name in self.ON_PARAM_DEVICE else None)
             for name in self.buffers(group):
                 state[name] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
         return state
@@ -52,10 +55,10 @@ class PerParameterOptimizer(Optimizer):
         steps_as_tensors(self.state, tuple(self.SCALARS))
 
 
-def scalar_tensor(value: float) -> torch.Tensor:
+def scalar_tensor(value: float, device: torch.device | None = None) -> torch.Tensor:
     """torch's non-capturable scalar state (``step``, ``mu_product``): float32 unless the default
-    dtype is float64."""
-    return _step_tensor(value)
+    dtype is float64, on the CPU unless ``device``."""
+    return _step_tensor(value, device)
 
 
 def steps_as_tensors(state: dict[Any, dict[str, Any]], names: tuple[str, ...] = ("step",)) -> None:

@@ -177,10 +177,11 @@ class AdamW(Adam):
             group["decoupled_weight_decay"] = True
 
 
-def _step_tensor(value: float) -> torch.Tensor:
-    """torch's non-capturable step counter: a CPU scalar, float64 only under a float64 default."""
+def _step_tensor(value: float, device: torch.device | None = None) -> torch.Tensor:
+    """torch's non-capturable step counter: a CPU scalar (unless ``device``), float64 only under a
+    float64 default."""
     dtype = torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32
-    return torch.tensor(value, dtype=dtype)
+    return torch.tensor(value, dtype=dtype, device=device)
 
 
 def _adam(params: list[torch.Tensor], grads: list[torch.Tensor], states: list[dict], group: dict) -> None:

@@ -33,6 +33,7 @@ class ASGD(PerParameterOptimizer):
     """
 
     SCALARS = {"step": 0.0, "mu": 1.0}
+    ON_PARAM_DEVICE = ("step", "mu")  # and eta: torch's ASGD keeps its scalars on the parameter's device
     BUFFERS = ("ax",)
 
     def __init__(
@@ -67,7 +68,7 @@ class ASGD(PerParameterOptimizer):
     def _state_for(self, param: Tensor, group: dict[str, Any]) -> dict[str, torch.Tensor]:
         state = super()._state_for(param, group)
         if "eta" not in state:
-            state["eta"] = scalar_tensor(scalar_lr(group))
+            state["eta"] = scalar_tensor(scalar_lr(group), param._data.device)
         return state
 
     @staticmethod
@@ -108,6 +109,7 @@ class Rprop(PerParameterOptimizer):
     """
 
     BUFFERS = ("prev",)
+    ON_PARAM_DEVICE = ("step",)  # torch's Rprop keeps its step on the parameter's device
 
     def __init__(
         self,

@@ -124,6 +124,12 @@ OPTIMIZERS = {
     "adamw": (optim.AdamW, torch.optim.AdamW, dict(lr=0.05, weight_decay=0.1)),
     "rmsprop": (optim.RMSprop, torch.optim.RMSprop, dict(lr=0.01, momentum=0.5, centered=True)),
     "adagrad": (optim.Adagrad, torch.optim.Adagrad, dict(lr=0.1)),
+    "nadam": (optim.NAdam, torch.optim.NAdam, dict(lr=0.05)),
+    "radam": (optim.RAdam, torch.optim.RAdam, dict(lr=0.05)),
+    "adamax": (optim.Adamax, torch.optim.Adamax, dict(lr=0.05)),
+    "adadelta": (optim.Adadelta, torch.optim.Adadelta, dict(lr=0.5)),
+    "asgd": (optim.ASGD, torch.optim.ASGD, dict(lr=0.05, t0=2)),  # scalars on the parameter's device
+    "rprop": (optim.Rprop, torch.optim.Rprop, dict(lr=0.01)),  # its step on the parameter's device
 }
 
 
