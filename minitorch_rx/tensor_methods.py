@@ -35,10 +35,16 @@ from .ops import (
     tile,
     views,
 )
+from .ops.constants import not_applicable
 
 
-def _swapped(fn):
+def _swapped(fn, c_method: str | None = None):
+    """``other OP self``; ``c_method`` names torch's own where it is a C method (``__radd__``),
+    which refuses a ``self`` that is not a tensor."""
+
     def swapped(self: Tensor, other) -> Tensor:
+        if c_method is not None and not isinstance(self, Tensor):
+            raise not_applicable(c_method, self)
         if isinstance(other, torch.Tensor):  # torch_tensor OP mt_tensor: the torch operand is a constant
             other = torch_operand(other)
         return fn(other, self)
@@ -223,11 +229,11 @@ METHODS = {
     "copy_": inplace.copy_,
     # operators
     "__add__": elementwise.operator_method(elementwise.Add, "__add__"),
-    "__radd__": _swapped(elementwise.add),
+    "__radd__": _swapped(elementwise.add, "__radd__"),
     "__sub__": elementwise.operator_method(elementwise.Sub, "__sub__"),
     "__rsub__": _swapped(elementwise.sub),
     "__mul__": elementwise.operator_method(elementwise.Mul, "__mul__"),
-    "__rmul__": _swapped(elementwise.mul),
+    "__rmul__": _swapped(elementwise.mul, "__rmul__"),
     "__truediv__": elementwise.operator_method(elementwise.Div, "__truediv__"),
     "__rtruediv__": _swapped(elementwise.div),
     "__pow__": elementwise.pow,

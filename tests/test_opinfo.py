@@ -24,6 +24,18 @@ KNOWN_FAILURES = {
     "cdouble": "complex autograd is out of scope (README): a complex result that requires grad is refused",
     "chalf": "complex autograd is out of scope (README): a complex result that requires grad is refused",
     "as_strided_scatter": "torch's gradient for a 0-dim view (size []) is 1 at the element src overwrote; ours is 0",
+    "fft.fft": "a complex output: mt has no complex autograd (forward only)",
+    "fft.ifft": "a complex output: mt has no complex autograd (forward only)",
+    "fft.rfft": "a complex output: mt has no complex autograd (forward only)",
+    "fft.ihfft": "a complex output: mt has no complex autograd (forward only)",
+    "fft.fft2": "a complex output: mt has no complex autograd (forward only)",
+    "fft.ifft2": "a complex output: mt has no complex autograd (forward only)",
+    "fft.rfft2": "a complex output: mt has no complex autograd (forward only)",
+    "fft.ihfft2": "a complex output: mt has no complex autograd (forward only)",
+    "fft.fftn": "a complex output: mt has no complex autograd (forward only)",
+    "fft.ifftn": "a complex output: mt has no complex autograd (forward only)",
+    "fft.rfftn": "a complex output: mt has no complex autograd (forward only)",
+    "fft.ihfftn": "a complex output: mt has no complex autograd (forward only)",
 }
 
 #: op id -> why its second derivative differs from torch's today.
@@ -32,6 +44,8 @@ KNOWN_GRADGRAD_FAILURES = {
     "nn.functional.ctc_loss": "ctc_loss has no double backward",
     "nn.functional.linear_cross_entropy.chunked": "torch's chunked path has no second derivative; mt's (reference) has",
     "nn.functional.linear_cross_entropy.chunked_none": "torch's own double backward raises (div with out=)",
+    "masked.prod": "prod's second derivative where torch's is none (as prod above)",
+    "masked.logaddexp": "logaddexp's second derivative at a -inf (masked-out) operand: NaN on one side only",
     "linalg.det": "1x1 matrices: torch's second derivative is none, mt's a rounding residue of an exact 0",
     "linalg.norm": "an empty vector, ord=3.5: torch's second derivative in grad_output is NaN, mt's 0",
     "linalg.norm.subgradients_at_zero": "an empty vector: torch's second derivative in grad_output is NaN, mt's 0",
