@@ -130,6 +130,7 @@ from .ops.blas import (
     block_diag,
     cartesian_prod,
     combinations,
+    cross,
     inner,
     kron,
     mv,
@@ -155,6 +156,7 @@ from .ops.compare import (
     gt,
     isclose,
     isfinite,
+    isin,
     isinf,
     isnan,
     le,
@@ -200,12 +202,14 @@ from .ops.elementwise import (
     sub,
     where,
 )
+from .ops.grid_sample import grid_sampler, grid_sampler_2d, grid_sampler_3d
 from .ops.index import (
     argwhere,
     gather,
     index_add,
     index_copy,
     index_fill,
+    index_reduce,
     index_select,
     masked_fill,
     masked_scatter,
@@ -297,6 +301,7 @@ from .ops.math import (
     tan,
     trunc,
 )
+from .ops.norm import native_batch_norm, native_group_norm, native_layer_norm
 from .ops.piecewise import (
     hardshrink,
     prelu,
@@ -416,6 +421,7 @@ from .ops.statistics import (
     cumulative_trapezoid,
     diff,
     dist,
+    hash_tensor,
     histc,
     histogram,
     histogramdd,

@@ -21,6 +21,9 @@ from .ops import (
     index,
     inplace,
     linalg,
+    linalg_composite,
+    linalg_decompositions,
+    linalg_spectral,
     math,
     piecewise,
     pointwise,
@@ -131,6 +134,8 @@ METHODS = {
     "transpose": shape.transpose,
     "t": shape.t,
     "t_": shape.t_,
+    "squeeze_": shape.squeeze_,
+    "unsqueeze_": shape.unsqueeze_,
     "transpose_": shape.transpose_,
     "permute": shape.permute,
     "expand": shape.expand,
@@ -191,6 +196,9 @@ METHODS = {
     "take_along_dim": index.take_along_dim,
     "nonzero": index.nonzero,
     "nonzero_static": index.nonzero_static,
+    "index_reduce": index.index_reduce,
+    "index_reduce_": _inplace_op(index.index_reduce, "index_reduce_"),
+    "isin": compare.isin,
     "argwhere": index.argwhere,
     # sorting (ops/sort.py)
     "sort": sort.sort,
@@ -378,6 +386,9 @@ MATH = [
 METHODS["index_put_"] = _inplace_op(views.index_put, "index_put_")
 METHODS["put_"] = _inplace_op(views.put, "put_")
 METHODS["resize_as_"] = _resize_as_
+METHODS["lu"] = linalg_composite.torch_lu
+METHODS["lu_solve"] = linalg_composite.torch_lu_solve
+METHODS["svd"] = linalg_composite.torch_svd
 METHODS["polygamma"] = _polygamma
 METHODS["polygamma_"] = _inplace_op(_polygamma, "polygamma_")
 #: Ops with a method and an in-place method of the same name, by the module that defines them.
@@ -399,7 +410,10 @@ for _module, _names in (
         "angle conj fmax fmin frexp isneginf isposinf isreal logaddexp2 positive resolve_conj resolve_neg "
         "signbit".split(),
     ),
-    (blas, ["mv", "kron", "inner", "vdot"]),
+    (blas, ["mv", "kron", "inner", "vdot", "cross"]),
+    (linalg_decompositions, ["cholesky_inverse", "cholesky_solve", "logdet"]),
+    (linalg_spectral, ["matrix_exp"]),
+    (linalg_composite, ["pinverse", "triangular_solve"]),
     (
         views,
         "as_strided as_strided_scatter diagflat diagonal_scatter dsplit hsplit index_put narrow_copy put ravel "
@@ -407,8 +421,8 @@ for _module, _names in (
     ),
     (
         statistics,
-        "aminmax corrcoef cov cummax cummin diff dist histc histogram logcumsumexp msort nanmean nanmedian "
-        "nanquantile nansum quantile".split(),
+        "aminmax corrcoef cov cummax cummin diff dist hash_tensor histc histogram logcumsumexp msort nanmean "
+        "nanmedian nanquantile nansum quantile".split(),
     ),
 ):
     for _name in _names:

@@ -235,6 +235,26 @@ def scatter_reduce_(
     return input
 
 
+def index_reduce(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True
+) -> Tensor:
+    """``input`` with the slices of ``source`` along ``dim`` reduced into slices ``index`` (``reduce``:
+    prod, mean, amax, amin): ``scatter_reduce`` with ``index`` spread over ``source``'s shape."""
+    input = _check("index_reduce", input, index)
+    source = tensor_arg(source, "index_reduce", "source", 4)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    positions = _raw(index)
+    if source.dim():
+        dim = dim % source.dim()
+        shape = [1] * source.dim()
+        shape[dim] = positions.numel()
+        positions = positions.reshape(shape).expand(source.shape)
+    else:
+        positions = positions.reshape(())
+    return ScatterReduce.apply(input, dim, positions, source, reduce, include_self)
+
+
 # ------------------------------------------------------------------ index_*
 class IndexSelect(Function):
     @staticmethod

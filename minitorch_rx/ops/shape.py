@@ -297,6 +297,27 @@ def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return input
 
 
+def squeeze_(input: Tensor, dim: int | tuple | None = None) -> Tensor:
+    """``input`` itself with size-1 dims removed in place (as ``transpose_``: its history becomes a squeeze)."""
+    input = tensor_arg(input, "squeeze_")
+    if _recording(input, ()):
+        input._node, input._out_nr = squeeze(input, dim)._node, 0
+    if dim is None:
+        input._data.squeeze_()
+    else:
+        input._data.squeeze_(dim)
+    return input
+
+
+def unsqueeze_(input: Tensor, dim: int) -> Tensor:
+    """``input`` itself with a size-1 dim inserted in place (as ``transpose_``)."""
+    input = tensor_arg(input, "unsqueeze_")
+    if _recording(input, ()):
+        input._node, input._out_nr = unsqueeze(input, dim)._node, 0
+    input._data.unsqueeze_(dim)
+    return input
+
+
 def t_(input: Tensor) -> Tensor:
     input = tensor_arg(input, "t_")
     if input._data.dim() > 2:

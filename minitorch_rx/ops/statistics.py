@@ -392,3 +392,8 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight=None, density: boo
     weight = weight._data if isinstance(weight, Tensor) else weight
     hist, edges = torch.histogramdd(input._data, bins, range=range, weight=weight, density=density)
     return torch.return_types.histogramdd((_constant(hist), [_constant(e) for e in edges]))
+
+
+def hash_tensor(input: Tensor, dim=(), *, keepdim: bool = False, mode: int = 0) -> Tensor:
+    """A hash of the elements (their bits, xor-reduced by default) over ``dim``; no gradient."""
+    return _constant(torch.hash_tensor(tensor_arg(input, "hash_tensor")._data, dim, keepdim=keepdim, mode=mode))
