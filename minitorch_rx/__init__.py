@@ -421,6 +421,7 @@ from .ops.statistics import (
     cumulative_trapezoid,
     diff,
     dist,
+    gradient,
     hash_tensor,
     histc,
     histogram,

@@ -397,3 +397,68 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight=None, density: boo
 def hash_tensor(input: Tensor, dim=(), *, keepdim: bool = False, mode: int = 0) -> Tensor:
     """A hash of the elements (their bits, xor-reduced by default) over ``dim``; no gradient."""
     return _constant(torch.hash_tensor(tensor_arg(input, "hash_tensor")._data, dim, keepdim=keepdim, mode=mode))
+
+
+def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> tuple[Tensor, ...]:
+    """Estimates of ``input``'s derivative along each of ``dim`` (all dims by default) by central
+    differences inside and one-sided ones of order ``edge_order`` at the edges; ``spacing`` a number,
+    one per dim, or each dim's sample coordinates (1-D tensors). As ``torch.gradient``."""
+    input = tensor_arg(input, "gradient")
+    dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [normalize_dim(d, input.dim()) for d in dims]
+    if spacing is None:
+        spacings = [1.0] * len(dims)
+    elif isinstance(spacing, (list, tuple)):
+        spacings = list(spacing)
+    else:
+        spacings = [spacing.item() if isinstance(spacing, TENSOR_TYPES) else spacing] * len(dims)
+    if len(spacings) != len(dims):
+        raise RuntimeError(
+            f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments to have "
+            f"the same length, but got a spacing argument of length {len(spacings)} and a dim argument of length "
+            f"{len(dims)}."
+        )
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, spacings))
+
+
+def _gradient_along(f: Tensor, d: int, h, edge_order: int) -> Tensor:
+    def part(start, stop=None):
+        stop = f.shape[d] + stop if stop is not None and stop < 0 else stop if stop is not None else f.shape[d]
+        start = f.shape[d] + start if start < 0 else start
+        return narrow(f, d, start, stop - start)
+
+    if not isinstance(h, TENSOR_TYPES):  # a uniform spacing
+        center = (part(2) - part(0, -2)) / h / 2
+        if edge_order == 1:
+            first, last = (part(1, 2) - part(0, 1)) / h, (part(-1) - part(-2, -1)) / h
+        else:
+            first = (part(0, 1) * -1.5 + part(1, 2) * 2 - part(2, 3) * 0.5) / h
+            last = (part(-3, -2) * 0.5 - part(-2, -1) * 2 + part(-1) * 1.5) / h
+        return cat([first, center, last], d)
+    steps = torch.diff(tensor_arg(h, "gradient", "spacing")._data.to(f.dtype))
+    shape = [-1 if i == d else 1 for i in range(f.dim())]
+    dx1, dx2 = steps[:-1], steps[1:]
+    a = _constant((-dx2 / (dx1 * (dx1 + dx2))).reshape(shape))
+    b = _constant(((dx2 - dx1) / (dx1 * dx2)).reshape(shape))
+    c = _constant((dx1 / (dx2 * (dx1 + dx2))).reshape(shape))
+    center = a * part(0, -2) + b * part(1, -1) + c * part(2)
+    h0, h1, hl, hm = (float(steps[i]) for i in (0, 1, -1, -2)) if steps.numel() > 1 else (float(steps[0]),) * 4
+    if edge_order == 1:
+        first, last = (part(1, 2) - part(0, 1)) / h0, (part(-1) - part(-2, -1)) / hl
+    else:
+        first = (
+            part(0, 1) * (-(2.0 * h0 + h1) / (h0 * (h0 + h1)))
+            + part(1, 2) * ((h0 + h1) / (h0 * h1))
+            + part(2, 3) * (-h0 / (h1 * (h0 + h1)))
+        )
+        last = (
+            part(-3, -2) * (hl / (hm * (hl + hm)))
+            + part(-2, -1) * (-(hl + hm) / (hl * hm))
+            + part(-1) * ((2 * hl + hm) / (hl * (hl + hm)))
+        )
+    return cat([first, center, last], d)
