@@ -52,6 +52,7 @@ from . import (  # noqa: E402  (they build on the names above)
     backends,
     cuda,
     data,
+    fft,
     init,
     linalg,
     masked,
