@@ -218,6 +218,7 @@ from .ops.linalg_composite import (
     triangular_solve,
 )
 from .ops.linalg_composite import torch_cholesky as cholesky
+from .ops.linalg_composite import torch_cross as cross
 from .ops.linalg_composite import torch_lu as lu
 from .ops.linalg_composite import torch_lu_solve as lu_solve
 from .ops.linalg_composite import torch_qr as qr

@@ -12,7 +12,7 @@ from ..autograd.tensor import Tensor
 from .constants import tensor_arg
 from .linalg import matmul, matrix_norm
 from .linalg_decompositions import cholesky, inv, solve, solve_triangular
-from .linalg_spectral import lu, pinv, qr, svd, svdvals
+from .linalg_spectral import eigh, lu, pinv, qr, svd, svdvals
 from .pad import pad
 from .shape import stack
 
@@ -302,3 +302,32 @@ def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """``torch.pinverse``: ``linalg.pinv`` with relative tolerance ``rcond``."""
     return pinv(input, rtol=rcond)
+
+
+def matrix_sqrth(A: Tensor) -> Tensor:
+    """The symmetric positive-definite square root of each symmetric positive-definite matrix
+    (its lower triangle is read): ``V diag(sqrt(L)) V^T`` from ``eigh``."""
+    A = tensor_arg(A, "linalg_matrix_sqrth", "A")
+    torch.linalg.matrix_sqrth(A._data[..., :0, :0] if A.dim() >= 2 else A._data)  # torch's checks
+    values, vectors = eigh(A)
+    return (vectors * values.sqrt().unsqueeze(-2)) @ vectors.mT
+
+
+def polar(A: Tensor, *, out=None):
+    """``(U, H)`` with ``A = U H``: ``U = W Vh`` (orthonormal columns) and ``H = Vh^T diag(S) Vh``
+    (symmetric positive-semidefinite), from the reduced SVD ``A = W diag(S) Vh``."""
+    A = tensor_arg(A, "linalg_polar", "A")
+    torch.linalg.polar(A._data[..., :0, :0] if A.dim() >= 2 else A._data)  # torch's checks
+    W, S, Vh = svd(A, full_matrices=False)
+    return torch.return_types.linalg_polar((W @ Vh, (Vh.mT * S.unsqueeze(-2)) @ Vh))
+
+
+def torch_cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
+    """``torch.cross``: ``linalg.cross`` along ``dim``, by default the first dim of size 3."""
+    input = tensor_arg(input, "cross")
+    other = tensor_arg(other, "cross", "other", 2)
+    if dim is None:
+        torch.cross(input._data, other._data)  # torch's checks and deprecation warning
+        shape = torch.broadcast_shapes(input.shape, other.shape)
+        dim = next(i for i, size in enumerate(shape) if size == 3)
+    return cross(input, other, dim=dim)
