@@ -130,7 +130,6 @@ from .ops.blas import (
     block_diag,
     cartesian_prod,
     combinations,
-    cross,
     inner,
     kron,
     mv,

@@ -416,9 +416,6 @@ MATH = [
 METHODS["index_put_"] = _inplace_op(views.index_put, "index_put_")
 METHODS["put_"] = _inplace_op(views.put, "put_")
 METHODS["resize_as_"] = _resize_as_
-METHODS["lu"] = linalg_composite.torch_lu
-METHODS["lu_solve"] = linalg_composite.torch_lu_solve
-METHODS["svd"] = linalg_composite.torch_svd
 METHODS["polygamma"] = _polygamma
 METHODS["polygamma_"] = _inplace_op(_polygamma, "polygamma_")
 #: Ops with a method and an in-place method of the same name, by the module that defines them.
@@ -440,10 +437,7 @@ for _module, _names in (
         "angle conj fmax fmin frexp isneginf isposinf isreal logaddexp2 positive resolve_conj resolve_neg "
         "signbit".split(),
     ),
-    (blas, ["mv", "kron", "inner", "vdot", "cross"]),
-    (linalg_decompositions, ["cholesky_inverse", "cholesky_solve", "logdet"]),
-    (linalg_spectral, ["matrix_exp"]),
-    (linalg_composite, ["pinverse", "triangular_solve"]),
+    (blas, ["mv", "kron", "inner", "vdot"]),
     (
         views,
         "as_strided as_strided_scatter diagflat diagonal_scatter dsplit hsplit index_put narrow_copy put ravel "

@@ -183,16 +183,3 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = list(pick(range(input.shape[0]), r))
     return input[torch.tensor(rows, dtype=torch.long, device=input.device).reshape(-1, r)]
-
-
-def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
-    """The cross product of 3-vectors along ``dim`` (by default the first dim of size 3, with
-    torch's warning that this default will change)."""
-    from .linalg_composite import cross as linalg_cross
-
-    input, other = tensor_arg(input, "cross"), tensor_arg(other, "cross", "other", 2)
-    if dim is None:
-        torch.cross(input._data, other._data)  # torch's checks and its warning
-        shape = torch.broadcast_shapes(input.shape, other.shape)
-        dim = next(d for d, size in enumerate(shape) if size == 3)
-    return linalg_cross(input, other, dim=dim)
