@@ -26,6 +26,11 @@ against 101, (16, 144) @ (144, 4096) 131 against 75; weight gradients ``g @ cols
 gradient columns ``w.T @ g`` alike. A ResNet-20 step went from 1.61x to 1.36x torch.nn's time
 (MKL's products had been the gap: torch's own convolutions run at 180-200 GFLOP/s there).
 
+Which layout and batch-slice size a correlation uses: the fixed rules below (``use_row_shift``,
+``use_channels_last``, ``CHUNK_ELEMENTS``), measured on one AMD EPYC; or, under
+``mt.backends.autotune`` (CPU only), whichever layout that can compute it ran fastest in its first
+calls on this machine, then whichever of ``CHUNK_ELEMENTS`` and ``SLICE_CHUNKS`` (``backends.tuner``).
+
 Choices measured here (one thread, float32, 2-core shared machine, CPU time):
 
 - A slice's columns stay about the size of L2 (``CHUNK_ELEMENTS``): a (16, 144) by
