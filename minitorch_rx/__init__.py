@@ -52,11 +52,14 @@ from . import (  # noqa: E402  (they build on the names above)
     backends,
     cuda,
     data,
+    fft,
     init,
     linalg,
+    masked,
     models,
     nn,
     optim,
+    signal,
     tensor_methods,
     utils,
 )
@@ -208,6 +211,27 @@ from .ops.linalg import (
     norm,
     outer,
 )
+from .ops.linalg_composite import (
+    lu_unpack,
+    matrix_power,
+    pinverse,
+    triangular_solve,
+)
+from .ops.linalg_composite import torch_cholesky as cholesky
+from .ops.linalg_composite import torch_cross as cross
+from .ops.linalg_composite import torch_lu as lu
+from .ops.linalg_composite import torch_lu_solve as lu_solve
+from .ops.linalg_composite import torch_qr as qr
+from .ops.linalg_composite import torch_svd as svd
+from .ops.linalg_decompositions import (
+    cholesky_inverse,
+    cholesky_solve,
+    det,
+    logdet,
+    slogdet,
+)
+from .ops.linalg_decompositions import inv as inverse
+from .ops.linalg_spectral import matrix_exp
 from .ops.linear import (
     bilinear,
 )

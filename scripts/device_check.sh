@@ -58,7 +58,9 @@ echo "device_check: base interpreter $BASE_PY, report folder $OUT"
 VENV="$ROOT/.device-venv"
 make_venv() {
     rm -rf "$VENV"
-    "$BASE_PY" -m venv --system-site-packages "$VENV" || return 1
+    # without pip where the interpreter has no ensurepip: the parent's pip (seen below) installs
+    "$BASE_PY" -m venv --system-site-packages "$VENV" \
+        || { rm -rf "$VENV" && "$BASE_PY" -m venv --system-site-packages --without-pip "$VENV"; } || return 1
     # A venv made from another venv's python sees only the *base* installation's packages: point
     # the new one at the interpreter's own site-packages (where torch is) with a .pth file.
     local parent_sites new_site
@@ -67,27 +69,32 @@ make_venv() {
     echo "$parent_sites" >"$new_site/_device_check_parent.pth"
     "$VENV/bin/python" -c 'import torch; print("torch", torch.__version__, "from", torch.__file__)'
 }
-install_project() {
-    local py="$VENV/bin/python"
+install_project() {  # install_project PYTHON: the .whl/ wheels, then the project (editable)
+    local py=$1 wheel
     if compgen -G "$ROOT/.whl/*.whl" >/dev/null; then
-        "$py" -m pip install --no-index --no-deps --quiet "$ROOT"/.whl/*.whl || return 1
+        if ! "$py" -m pip install --no-index --no-deps --quiet "$ROOT"/.whl/*.whl; then
+            # no pip here: a wheel is a zip of its install tree; unpacked on PYTHONPATH, it imports
+            echo "device_check: pip could not install .whl/; unpacking the wheels into $WORK/site"
+            for wheel in "$ROOT"/.whl/*.whl; do "$py" -m zipfile -e "$wheel" "$WORK/site" || return 1; done
+        fi
     fi
-    if ! "$py" -m pip install --no-index --no-deps --no-build-isolation --quiet -e "$ROOT"; then
-        echo "device_check: editable install not possible offline here; using PYTHONPATH=$ROOT instead"
+    if ! "$py" -m pip install --no-index --no-deps --no-build-isolation --quiet -e "$ROOT" >"$WORK/pip.log" 2>&1; then
+        echo "device_check: editable install not possible offline here (its setuptools); the project runs from PYTHONPATH=$ROOT"
     fi
-    "$py" -c 'import rustworkx, minitorch_rx; print("minitorch_rx from", minitorch_rx.__file__, "| rustworkx", rustworkx.__version__)'
 }
 export ROOT OUT VENV BASE_PY WORK
 export -f make_venv install_project
+export PYTHONPATH="$ROOT:$WORK/site${PYTHONPATH:+:$PYTHONPATH}"  # $WORK/site: wheels pip could not install
 if step "venv (--system-site-packages)" 120 make_venv; then
     PY="$VENV/bin/python"
 else
     echo "device_check: no venv; running with $BASE_PY itself"
     PY="$BASE_PY"
-    VENV=""
 fi
-export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" PY VENV
-[ -n "$VENV" ] && step "install (.whl/ wheels, project)" 180 install_project
+step "install (.whl/ wheels, project)" 180 install_project "$PY"
+export PY VENV
+"$PY" -c 'import rustworkx, minitorch_rx; print("minitorch_rx from", minitorch_rx.__file__, "| rustworkx", rustworkx.__version__)' \
+    || echo "device_check: minitorch_rx or rustworkx does not import: the steps below will fail (put a rustworkx wheel in .whl/)"
 
 # ------------------------------------------------------------------ machine
 echo

@@ -28,6 +28,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Importing torch's test utilities (the op, module and optimizer database sweeps do) freezes
+    torch.backends' flags for torch's own runner, which would break the tests that set them."""
+    import torch
+
+    torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
+
+
 @pytest.fixture
 def full_size(request: pytest.FixtureRequest) -> bool:
     """Whether this run asked for the full-size long tests (``--runslow``)."""

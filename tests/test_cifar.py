@@ -125,3 +125,70 @@ def test_the_shipped_resnet20_classifies_the_shipped_cifar_samples():
     assert correct >= 42, f"{correct} of 50"  # the weights score 88.6% on the whole test set
     first = torch.stack([samples[i][0] for i in range(5)])  # the Dataset's own items agree with the batches
     torch.testing.assert_close(first, images.torch()[:5])
+
+
+class _TorchBlock(torch.nn.Module):
+    """torch.nn's copy of ``mt.models.resnet.BasicBlock`` with the option-A shortcut."""
+
+    def __init__(self, planes_in: int, planes: int, stride: int) -> None:
+        super().__init__()
+        nn = torch.nn
+        self.conv1 = nn.Conv2d(planes_in, planes, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.pad = planes // 4 if stride != 1 else None
+
+    def forward(self, x):
+        out = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
+        shortcut = (
+            x if self.pad is None else torch.nn.functional.pad(x[:, :, ::2, ::2], (0, 0, 0, 0, self.pad, self.pad))
+        )
+        return torch.relu(out + shortcut)
+
+
+class _TorchResNet20(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 16, 3, 1, 1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(16)
+        stages, planes_in = [], 16
+        for planes, stride in ((16, 1), (32, 2), (64, 2)):
+            blocks = [_TorchBlock(planes_in if i == 0 else planes, planes, stride if i == 0 else 1) for i in range(3)]
+            stages.append(torch.nn.Sequential(*blocks))
+            planes_in = planes
+        self.layer1, self.layer2, self.layer3 = stages
+        self.fc = torch.nn.Linear(64, 10)
+
+    def forward(self, x):
+        x = self.layer3(self.layer2(self.layer1(torch.relu(self.bn1(self.conv1(x))))))
+        return self.fc(x.mean((2, 3)))
+
+
+@pytest.mark.parametrize("conv", ["im2col", "native"])
+def test_the_cifar_recipe_steps_exactly_as_torch_nn_and_torch_optim(conv, monkeypatch):
+    monkeypatch.setattr(mt.backends, "conv", conv)
+    mt.manual_seed(0)
+    ours = mt.models.get("resnet20").double()
+    theirs = _TorchResNet20().double()
+    theirs.load_state_dict({key: value.torch().clone() for key, value in ours.state_dict().items()})
+    recipe = RECIPES["cifar10"]
+    options = dict(lr=recipe.lr, momentum=0.9, weight_decay=recipe.weight_decay, nesterov=recipe.nesterov)
+    our_optimizer, their_optimizer = (
+        mt.optim.SGD(ours.parameters(), **options),
+        torch.optim.SGD(theirs.parameters(), **options),
+    )
+    batches = ImageBatches(mt.data.CIFAR10Samples(), "cifar10", batch_size=16, shuffle=True, augment=True)
+    for _, (images, labels) in zip(range(2), batches.epoch(0)):  # two steps: momentum buffers in use
+        loss = mt.nn.functional.cross_entropy(ours(images.double()), labels)
+        our_optimizer.zero_grad()
+        loss.backward()
+        our_optimizer.step()
+        expected = torch.nn.functional.cross_entropy(theirs(images.torch().double()), labels.torch())
+        their_optimizer.zero_grad()
+        expected.backward()
+        their_optimizer.step()
+        torch.testing.assert_close(loss.torch(), expected.detach(), rtol=1e-12, atol=1e-12)
+    expected = theirs.state_dict()
+    for key, value in ours.state_dict().items():
+        torch.testing.assert_close(value.torch(), expected[key], rtol=1e-10, atol=1e-12, msg=key)

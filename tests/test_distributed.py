@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 import traceback
 from datetime import timedelta
@@ -31,17 +30,14 @@ TIMEOUT = timedelta(seconds=10)
 
 
 # ----------------------------------------------------------------------------- helpers
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _entry(worker, rank: int, port: int, out: Path, timeout: timedelta, args: tuple) -> None:
+def _entry(worker, rank: int, out: Path, timeout: timedelta, args: tuple) -> None:
     torch.set_num_threads(1)
     try:
+        # The ranks meet in a file of the test's own folder (a FileStore): no port is chosen, so
+        # none can be taken by another process (a port probed free, closed, then bound by rank
+        # 0 could be, by another test run on the machine) before the ranks listen.
         dist.init_process_group(
-            "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD, timeout=timeout
+            "gloo", init_method=(out / "rendezvous").as_uri(), rank=rank, world_size=WORLD, timeout=timeout
         )
         worker(rank, out, *args)
     except BaseException:
@@ -55,10 +51,7 @@ def _run_ranks(worker, out: Path, *args, group_timeout: timedelta = TIMEOUT, tim
     collectives time out after ``group_timeout``; their exit codes (None: killed after ``timeout``)."""
     context = mp.get_context("forkserver")
     context.set_forkserver_preload(["minitorch_rx"])
-    port = _free_port()
-    processes = [
-        context.Process(target=_entry, args=(worker, rank, port, out, group_timeout, args)) for rank in range(WORLD)
-    ]
+    processes = [context.Process(target=_entry, args=(worker, rank, out, group_timeout, args)) for rank in range(WORLD)]
     for process in processes:
         process.start()
     deadline = time.monotonic() + timeout

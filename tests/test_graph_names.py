@@ -18,6 +18,7 @@ import minitorch_rx as mt
 # graph differs from torch's is listed here with its reason (or given PyTorch's node names).
 ONE_NODE = "one fused node where PyTorch records a composite of several"
 SEVERAL_NODES = "a composite of minitorch_rx ops where PyTorch records one node"
+LINALG_NAME = "named after its Function; PyTorch's linalg nodes carry a Linalg prefix (and Ex for the _ex kernels)"
 ACCEPTED = {
     ("addmm", ""): SEVERAL_NODES + " (mul, add)",
     ("addmm", "decomposed"): SEVERAL_NODES + " (mm, expand, add)",
@@ -101,6 +102,46 @@ ACCEPTED = {
     ("nn.functional.multilabel_margin_loss", ""): SEVERAL_NODES,
     ("nn.functional.fractional_max_pool2d", ""): SEVERAL_NODES + " (gather, view)",
     ("nn.functional.fractional_max_pool3d", ""): SEVERAL_NODES + " (gather, view)",
+    ("lu_unpack", ""): SEVERAL_NODES,
+    ("lu", ""): SEVERAL_NODES,
+    ("lu_solve", ""): SEVERAL_NODES,
+    ("matrix_exp", ""): LINALG_NAME,
+    ("triangular_solve", ""): SEVERAL_NODES,
+    ("svd", ""): LINALG_NAME,
+    ("pinverse", ""): LINALG_NAME,
+    ("logdet", ""): SEVERAL_NODES,
+    ("linalg.cross", ""): SEVERAL_NODES,
+    ("linalg.det", ""): LINALG_NAME,
+    ("linalg.cholesky", ""): LINALG_NAME,
+    ("linalg.cholesky_ex", ""): LINALG_NAME,
+    ("linalg.vecdot", ""): SEVERAL_NODES,
+    ("linalg.cond", ""): SEVERAL_NODES,
+    ("linalg.eigh", ""): LINALG_NAME,
+    ("linalg.eigvalsh", ""): LINALG_NAME,
+    ("linalg.householder_product", ""): SEVERAL_NODES,
+    ("linalg.lstsq", ""): SEVERAL_NODES,
+    ("linalg.lstsq", "grad_oriented"): SEVERAL_NODES,
+    ("linalg.matrix_power", ""): SEVERAL_NODES,
+    ("linalg.multi_dot", ""): SEVERAL_NODES,
+    ("linalg.qr", ""): LINALG_NAME,
+    ("linalg.slogdet", ""): LINALG_NAME,
+    ("linalg.vander", ""): SEVERAL_NODES,
+    ("linalg.lu_factor", ""): SEVERAL_NODES,
+    ("linalg.lu_factor_ex", ""): SEVERAL_NODES,
+    ("linalg.lu", ""): LINALG_NAME,
+    ("linalg.lu_solve", ""): SEVERAL_NODES,
+    ("linalg.inv", ""): SEVERAL_NODES,
+    ("linalg.inv_ex", ""): SEVERAL_NODES,
+    ("linalg.solve", ""): SEVERAL_NODES,
+    ("linalg.solve_ex", ""): SEVERAL_NODES,
+    ("linalg.solve_triangular", ""): LINALG_NAME,
+    ("linalg.pinv", ""): LINALG_NAME,
+    ("linalg.pinv", "singular"): "the sample's arguments are refused here",
+    ("linalg.pinv", "hermitian"): LINALG_NAME,
+    ("linalg.svd", ""): LINALG_NAME,
+    ("linalg.svdvals", ""): LINALG_NAME,
+    ("linalg.tensorinv", ""): SEVERAL_NODES,
+    ("linalg.tensorsolve", ""): SEVERAL_NODES,
     ("nn.functional.pad", "constant"): "one PadBackward0 for every mode and rank",
     ("nn.functional.pad", "reflect"): "one PadBackward0 for every mode and rank",
     ("nn.functional.pad", "replicate"): "one PadBackward0 for every mode and rank",
@@ -116,6 +157,14 @@ ACCEPTED = {
     ("div", "trunc_rounding"): "rounding_mode not supported",
     ("div", "floor_rounding"): "rounding_mode not supported",
     ("einsum", ""): "the sample passes the equation after a list",
+}
+
+
+# Whole namespaces whose graphs differ for one reason (a new op there needs no entry of its own).
+ACCEPTED_NAMESPACES = {
+    "fft.": "complex tensors never require grad here, and the real transforms record their own nodes "
+    "(C2RBackward0, ...) without PyTorch's pad, conj and copy nodes around them",
+    "masked.": "masked reductions are compositions of minitorch_rx ops",
 }
 
 
@@ -181,7 +230,7 @@ def test_op_db_graphs_are_named_as_torch_names_them():
                 matched += 1
                 if key in ACCEPTED:
                     stale.append(f"{key} now matches torch: take it out of ACCEPTED")
-            elif key not in ACCEPTED:
+            elif key not in ACCEPTED and not op.name.startswith(tuple(ACCEPTED_NAMESPACES)):
                 differing.append(f"{key}: torch {theirs}, minitorch_rx {ours}")
     assert not differing and not stale, "\n".join(differing + stale)
     assert compared > 250 and matched > 180, (compared, matched)

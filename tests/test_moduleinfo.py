@@ -18,9 +18,6 @@ import torch
 import minitorch_rx as mt
 
 common_modules = pytest.importorskip("torch.testing._internal.common_modules")  # needs expecttest
-# Importing torch's test utilities freezes torch.backends' flags for torch's own runner (which would
-# break later tests that set them); unfreeze them.
-torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
 
 # Their forward draws random numbers, which mt draws in another order than torch.
 RANDOM = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "RReLU"}

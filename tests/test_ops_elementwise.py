@@ -226,14 +226,10 @@ def test_maximum_and_minimum_split_the_gradient_of_ties_evenly(name):
 
 
 @pytest.mark.parametrize("name", ["maximum", "minimum"])
-@FUZZ
-@given(x=tensors(), scalar=scalars())
-def test_maximum_and_minimum_take_a_python_number(name, x, scalar):
-    compare_with_torch(
-        lambda t: getattr(mt, name)(t, scalar),
-        lambda t: getattr(torch, name)(t, torch.tensor(scalar, dtype=t.dtype)),
-        [x],
-    )
+def test_maximum_and_minimum_refuse_a_python_number_as_torch_does(name):
+    """Issue 25.5: they took one, where torch raises (``clamp`` is the function for a number)."""
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 2\) must be Tensor, not int$"):
+        getattr(mt, name)(mt.ones(3), 2)
 
 
 @FUZZ

@@ -322,8 +322,10 @@ def test_cat_with_a_tensor_that_needs_no_grad_matches_torch():
 
 
 def test_cat_of_an_empty_list_raises():
-    with pytest.raises(RuntimeError, match="expected a non-empty list of Tensors"):
+    with pytest.raises(ValueError, match="expected a non-empty list of Tensors"):
         mt.cat([])
+    with pytest.raises(RuntimeError, match="^stack expects a non-empty TensorList$"):
+        mt.stack([])
 
 
 def test_cat_of_0_dim_tensors_raises_like_torch():

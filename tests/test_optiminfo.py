@@ -15,9 +15,6 @@ import torch
 import minitorch_rx as mt
 
 common_optimizers = pytest.importorskip("torch.testing._internal.common_optimizers")  # needs expecttest
-# Importing torch's test utilities freezes torch.backends' flags for torch's own runner (which would
-# break later tests that set them); unfreeze them.
-torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
 
 STEPS = 4
 

@@ -485,21 +485,29 @@ body {{ margin: 0; font-family: Helvetica, Arial, sans-serif; }}
 .node:hover rect {{ stroke-width: 3; }}
 </style></head>
 <body><div id="view">{svg}</div>
-<div id="info">{title}: hover a node for details; scroll to zoom, drag to pan.</div>
+<div id="info">{title}: hover a node for details; scroll to zoom, drag to pan, double-click to fit.</div>
 <script>
 const svg = document.querySelector("#view svg"), vp = document.getElementById("viewport");
 const info = document.getElementById("info");
-let scale = Math.min(1, window.innerWidth / svg.viewBox.baseVal.width), tx = 0, ty = 0, drag = null;
+const drawing = {{ width: svg.viewBox.baseVal.width, height: svg.viewBox.baseVal.height }};
+let scale = 1, tx = 0, ty = 0, drag = null;
 const base = vp.getAttribute("transform") || "";
 svg.setAttribute("width", "100%"); svg.setAttribute("height", "100%");
 svg.removeAttribute("viewBox");
 function apply() {{ vp.setAttribute("transform", `translate(${{tx}},${{ty}}) scale(${{scale}}) ${{base}}`); }}
+function fit() {{  // the whole drawing in the window, centred, never enlarged past 1.5x
+  const margin = 12, w = window.innerWidth - 2 * margin, h = window.innerHeight - 2 * margin;
+  scale = Math.min(w / drawing.width, h / drawing.height, 1.5);
+  tx = margin + (w - drawing.width * scale) / 2; ty = margin + (h - drawing.height * scale) / 2;
+  apply();
+}}
 svg.addEventListener("wheel", e => {{
   e.preventDefault();
   const k = Math.exp(-e.deltaY * 0.0015);
   tx = e.clientX - (e.clientX - tx) * k; ty = e.clientY - (e.clientY - ty) * k; scale *= k; apply();
 }}, {{ passive: false }});
 svg.addEventListener("mousedown", e => {{ drag = [e.clientX - tx, e.clientY - ty]; }});
+svg.addEventListener("dblclick", fit);
 window.addEventListener("mousemove", e => {{
   if (drag) {{ tx = e.clientX - drag[0]; ty = e.clientY - drag[1]; apply(); }}
 }});
@@ -507,11 +515,12 @@ window.addEventListener("mouseup", () => {{ drag = null; }});
 document.querySelectorAll(".node").forEach(n => n.addEventListener("mouseenter", () => {{
   info.textContent = n.dataset.details;
 }}));
-apply();
+fit();
 </script></body></html>
 """
 
 
 def to_html(svg: str, title: str = "minitorch_rx graph") -> str:
-    """One self-contained HTML file (no network): the SVG with zoom, pan and hover details."""
+    """One self-contained HTML file (no network): the SVG fitted to the window when it opens, with
+    zoom (wheel), pan (drag), fit again (double-click) and each node's details on hover."""
     return HTML_TEMPLATE.format(title=html.escape(title), svg=svg)

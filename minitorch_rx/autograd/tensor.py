@@ -145,13 +145,9 @@ class Tensor:
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
-        """torch's functions and ``torch.Tensor`` methods run on the data of the mt tensors they
-        are given and return torch tensors, recording nothing (``torch.stack(mt_tensors)``,
-        ``torch_tensor.add_(mt_tensor)``, torch's own modules). ``torch_tensor * mt_tensor`` and
-        the other operators defer to mt.Tensor's reflected operator instead, which records. Code
-        that checks ``isinstance(x, torch.Tensor)`` itself (torchvision's ``save_image``) still
-        refuses an mt tensor: no other class passes that check. While backward runs with
-        ``create_graph=True`` they run as recorded ops instead (``autograd/torch_function.py``)."""
+        """torch's functions and ``torch.Tensor`` methods given mt tensors run minitorch_rx's function
+        of the same name and return its recorded result; one minitorch_rx lacks runs on the data
+        (and raises for inputs that require grad). ``autograd/torch_function.py`` says how."""
         return _dispatch(func, args, kwargs or {})
 
     def __format__(self, format_spec: str) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +86,7 @@ def _launch_local(config: TrainConfig, nproc: int) -> int:
     """Train in ``nproc`` processes on this machine, as ``torchrun --standalone --nproc-per-node``
     would: each gets torchrun's environment variables and ``1/nproc`` of the CPU threads."""
     import torch
+    import torch.distributed as dist
     import torch.multiprocessing as mp
 
     from ..data import get_dataset
@@ -96,11 +96,11 @@ def _launch_local(config: TrainConfig, nproc: int) -> int:
         raise UsageError(f"--nproc {nproc} needs one GPU per process; this machine has {gpus}")
     for train in (True, False):  # check (and unpack) the data once, before the processes start
         get_dataset(config.dataset, config.data_root, train=train, verify=config.verify)
-    with socket.socket() as probe:  # a free port for the rendezvous on the loopback interface
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    # The rendezvous store listens here, on a port the OS picks as it binds, as torchrun's agent
+    # hosts it: a port probed free and closed could be taken before rank 0 bound it again.
+    store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
     try:
-        mp.spawn(_local_worker, args=(nproc, port, config), nprocs=nproc)
+        mp.spawn(_local_worker, args=(nproc, store.port, config), nprocs=nproc)
     except (mp.ProcessRaisedException, mp.ProcessExitedException) as error:
         print(f"minitorch-rx train --nproc {nproc} failed: {error}", file=sys.stderr)
         return 1
@@ -114,6 +114,7 @@ def _local_worker(local_rank: int, nproc: int, port: int, config: TrainConfig) -
     os.environ.update(
         MASTER_ADDR="127.0.0.1",
         MASTER_PORT=str(port),
+        TORCHELASTIC_USE_AGENT_STORE="True",  # every rank a client of the store _launch_local hosts
         RANK=str(local_rank),
         LOCAL_RANK=str(local_rank),
         WORLD_SIZE=str(nproc),

@@ -354,6 +354,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     [0.7311, 0.2689]
     """
     input, dim = _softmax_input("softmin", input, dim, _stacklevel, dtype)
+    if autocast_state.active and dtype is None:  # torch's softmin is softmax(-x): float32 on CUDA
+        (input,) = to_float32_on_gpu(input)
     return Softmax.apply(-input, dim)
 
 

@@ -7,7 +7,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
+from .constants import TENSOR_TYPES, not_a_tensor, not_applicable, tensor_arg
 
 
 def _data(value):
@@ -101,6 +101,8 @@ def reflected_operator(torch_op, name: str):
     """``other OP self`` for a non-tensor ``other`` (``__rand__``, ...)."""
 
     def method(self: Tensor, other) -> Tensor:
+        if not isinstance(self, Tensor):  # torch's is a C method
+            raise not_applicable(name, self)
         return Tensor._make(torch_op(torch.as_tensor(other, device=self._data.device), self._data), None)
 
     method.__name__ = name

@@ -92,6 +92,12 @@ def not_a_tensor(function: str, value: object, argument: str = "input", position
     )
 
 
+def not_applicable(method: str, value: object) -> TypeError:
+    """PyTorch's error for one of its C methods called unbound on something other than a tensor
+    (``torch.Tensor.__radd__(2, t)``), for the caller to raise."""
+    return TypeError(f"descriptor '{method}' for 'Tensor' objects doesn't apply to a '{type(value).__name__}' object")
+
+
 def dtype_name(dtype: torch.dtype) -> str:
     """``torch.float32`` as PyTorch's messages name it: ``Float``."""
     return torch.empty((), dtype=dtype).type().split(".")[-1].replace("Tensor", "")

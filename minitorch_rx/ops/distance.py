@@ -10,6 +10,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
+from .autocast import state as autocast_state
+from .autocast import to_float32_on_gpu
 from .constants import tensor_arg
 from .dims import normalize_dim
 
@@ -51,6 +53,8 @@ def vector_norm(input: Tensor, p: float = 2.0, dim: int = -1, keepdim: bool = Fa
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(p).__name__}")
     if p <= 0:
         raise ValueError(f"vector_norm: p must be positive here, got {p}")
+    if autocast_state.active:
+        (input,) = to_float32_on_gpu(input)
     return VectorNorm.apply(input, float(p), normalize_dim(dim, input._data.dim()), keepdim)
 
 

@@ -450,22 +450,23 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         # PyTorch's clamp with tensor bounds is minimum(maximum(x, min), max): ties split the gradient.
-        out = input if min is None else maximum(input, min)
-        return out if max is None else minimum(out, max)
+        out = input if min is None else maximum(input, _tensor_operand(min, input, "clamp"))
+        return out if max is None else minimum(out, _tensor_operand(max, input, "clamp"))
     return Clamp.apply(input, min, max)
 
 
-def maximum(input: Tensor, other) -> Tensor:
+def maximum(input: Tensor, other: Tensor) -> Tensor:
     input = tensor_arg(input, "maximum")
-    return binary(Maximum, input, _tensor_operand(other, input, "maximum"))
+    return binary(Maximum, input, tensor_arg(other, "maximum", "other", 2))
 
 
-def minimum(input: Tensor, other) -> Tensor:
+def minimum(input: Tensor, other: Tensor) -> Tensor:
     input = tensor_arg(input, "minimum")
-    return binary(Minimum, input, _tensor_operand(other, input, "minimum"))
+    return binary(Minimum, input, tensor_arg(other, "minimum", "other", 2))
 
 
 def _tensor_operand(value, like, function: str):
+    """A clamp bound as a tensor: a number becomes one of ``like``'s dtype and device."""
     if isinstance(value, (Tensor, torch.Tensor)):
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):

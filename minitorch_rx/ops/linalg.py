@@ -14,6 +14,7 @@ from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, tensor_arg
 from .dims import normalize_dims
 from .elementwise import abs as _abs
 from .elementwise import add, mul, where
+from .linalg_spectral import svdvals
 from .reduce import _expand_back, amax, amin
 from .reduce import sum as _sum
 from .shape import expand, unsqueeze
@@ -302,8 +303,8 @@ class VectorNorm(Function):
             grad_x = grad.new_zeros(x.shape)
         elif ord == 1:
             grad_x = grad * x.sign()
-        elif ord == 2:
-            grad_x = grad * x / norm.where(norm != 0, 1.0)  # a zero norm: all of x is 0, so is the gradient
+        elif ord == 2:  # a zero norm: all of x is 0, so is the gradient (its derivative NaN, as torch's)
+            grad_x = grad * (x / norm).where(norm != 0, 0.0)
         elif math.isinf(ord):  # split evenly among the elements whose magnitude is the norm
             mask = x.abs() == norm
             count = mask.sum(dims if dims is not None else tuple(range(x.dim())), keepdim=True)
@@ -329,27 +330,37 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype: tor
 
 
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype: torch.dtype | None = None):
-    """The ``ord``-norm of the matrices over ``dim``: ``'fro'``, ``1``, ``-1``, ``inf`` or ``-inf``
-    (composed from abs, sum and amax/amin). ``'nuc'``, ``2`` and ``-2`` need singular values, which
-    this package does not differentiate yet: they raise."""
+    """The ``ord``-norm of the matrices over ``dim`` (rows along ``dim[0]``, columns along
+    ``dim[1]``): ``'fro'``, ``1``, ``-1``, ``inf`` or ``-inf`` (composed from abs, sum and
+    amax/amin), ``'nuc'``, ``2`` or ``-2`` (from the singular values, ``linalg.svdvals``)."""
     A = tensor_arg(A, "linalg_matrix_norm", "self")
     if A.dim() < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got {A.dim()}")
-    dims = normalize_dims(dim, A.dim())
-    if dims is None or len(dims) != 2:
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+    normalize_dims(dim, A.dim())  # range and repetition checks
+    dims = tuple(d % A.dim() for d in dim)
     if dtype is not None:
         A = A.to(dtype)
     if ord == "fro":
         return vector_norm(A, 2, dims, keepdim)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"matrix_norm(ord={ord!r}) needs singular values, not implemented in minitorch_rx")
+        values = svdvals(A.movedim(dims, (-2, -1)))
+        out = values.sum(-1) if ord == "nuc" else (amax if ord == 2 else amin)(values, -1)
+        if keepdim:
+            for d in sorted(dims):
+                out = out.unsqueeze(d)
+        return out
     if ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     rows, cols = (dims[0], dims[1]) if abs(ord) == 1 else (dims[1], dims[0])  # 1: max column sum
     sums = _sum(_abs(A), rows, keepdim=True)
     out = (amax if ord > 0 else amin)(sums, cols, keepdim=True)
-    return out if keepdim else out.squeeze(dims[1]).squeeze(dims[0])
+    if keepdim:
+        return out
+    for d in sorted(dims, reverse=True):
+        out = out.squeeze(d)
+    return out
 
 
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Tensor:

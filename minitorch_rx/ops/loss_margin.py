@@ -149,7 +149,7 @@ def multilabel_margin_loss(
     reduction_enum = _reduction(legacy_reduction(size_average, reduce, reduction))
     dims = input._data.dim()
     shape = list(input._data.shape)
-    if dims > 2 or (dims == 2 and shape[1] == 0):
+    if dims > 2 or (dims > 0 and shape[-1] == 0):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {shape}")
     if list(target._data.shape) != shape:
         raise RuntimeError(f"inconsistent target size: {list(target._data.shape)} for input of size: {shape}")

@@ -240,6 +240,16 @@ def rms_norm(
         if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool)
         else list(int_tuple(normalized_shape, "rms_norm", "normalized_shape", 2))
     )
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
+            f"but got normalized_shape = {shape}"
+        )
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(
+            f"Expected weight to be of same shape as normalized_shape, but got weight of shape {list(weight.shape)} "
+            f"and normalized_shape = {shape}"
+        )
     if list(input.shape[input.dim() - len(shape) :]) != shape or len(shape) > input.dim():
         raise RuntimeError(
             f"Given normalized_shape={shape}, expected input with shape [*{', '.join(map(str, shape))}], "

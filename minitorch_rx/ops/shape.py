@@ -376,7 +376,9 @@ def _tensor_list(tensors, name: str) -> list:
             f"{name}(): argument 'tensors' must be a tuple or list of Tensors, not {type(tensors).__name__}"
         )
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "cat":
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if not isinstance(t, TENSOR_TYPES):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")

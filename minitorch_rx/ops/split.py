@@ -141,6 +141,8 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     or a 0-dim tensor)."""
     input = tensor_arg(input, "narrow")
     if isinstance(start, (Tensor, torch.Tensor)):
+        if start.dim() != 0 or start.dtype.is_floating_point or start.dtype.is_complex or start.dtype == torch.bool:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
         start = int(start.item())
     return _viewing(Narrow.apply(input, dim, start, length), input)
 

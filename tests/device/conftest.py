@@ -19,9 +19,10 @@ DEVICE = torch.device(os.environ.get("MTRX_TEST_DEVICE", "cpu"))
 
 @pytest.fixture(scope="session")
 def device() -> torch.device:
+    """The device, with its index (``cuda`` is ``cuda:0``: what tensors report as their device)."""
     if DEVICE.type == "cuda" and not torch.cuda.is_available():
         pytest.fail(f"MTRX_TEST_DEVICE={DEVICE} but torch sees no CUDA device")
-    return DEVICE
+    return torch.empty(0, device=DEVICE).device
 
 
 @pytest.fixture(autouse=True, scope="session")

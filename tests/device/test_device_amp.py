@@ -146,6 +146,9 @@ def test_the_cuda_float32_list_where_it_applies(monkeypatch):
             "pow": x**2,
             "rsqrt": mt.rsqrt(x.abs() + 1),
             "softmax": F.softmax(x, 1),
+            "softmin": F.softmin(x, 1),
+            "normalize": F.normalize(x),
+            "cosine_similarity": F.cosine_similarity(x, x.flip(0)),
             "log_softmax": F.log_softmax(x, 1),
             "sum": x.sum(1),
             "prod": x.prod(1),
@@ -164,9 +167,34 @@ def test_the_cuda_float32_list_where_it_applies(monkeypatch):
             "gelu": F.gelu(x),
             "tanh": x.tanh(),
             "mean": x.mean(),
+            "var_std": x.var(1) + x.std(1),
+            "amax_max": x.amax(1) + x.max(1)[0],
+            "mish_softsign": F.mish(x) + F.softsign(x),
+            "dropout": F.dropout(x, 0.5),
             "mul": x * 2,
             "silu": F.silu(x),
             "explicit_dtype": x.sum(1, dtype=torch.float16),
         }
     assert {name: t.dtype for name, t in listed.items()} == dict.fromkeys(listed, torch.float32)
     assert {name: t.dtype for name, t in unlisted.items()} == dict.fromkeys(unlisted, torch.float16)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["f16", "bf16"])
+def test_binary_cross_entropy_under_autocast_is_torchs(device, dtype):
+    """In float32 under the CPU's autocast; refused under CUDA's (torch's error, naming the fix)."""
+    p = (torch.rand(4, generator=G) * 0.8 + 0.1).to(device, dtype)
+    t = torch.rand(4, generator=G).to(device, dtype)
+    with torch.autocast(device.type, dtype=dtype):
+        try:
+            expected, error = TF.binary_cross_entropy(p, t), None
+        except RuntimeError as caught:
+            expected, error = None, caught
+    with mt.autocast(device.type, dtype=dtype):
+        if error is not None:
+            with pytest.raises(RuntimeError) as ours:
+                F.binary_cross_entropy(mt.tensor(p), mt.tensor(t))
+            assert str(ours.value).splitlines()[:5] == str(error).splitlines()[:5]
+            return
+        out = F.binary_cross_entropy(mt.tensor(p), mt.tensor(t))
+    assert out.dtype == expected.dtype
+    torch.testing.assert_close(out.torch(), expected, atol=1e-2, rtol=1e-2)
