@@ -212,9 +212,13 @@ from .ops.linalg import (
     outer,
 )
 from .ops.linalg_composite import (
+    geqrf,
     lu_unpack,
     matrix_power,
+    ormqr,
+    pca_lowrank,
     pinverse,
+    svd_lowrank,
     triangular_solve,
 )
 from .ops.linalg_composite import torch_cholesky as cholesky

@@ -222,6 +222,9 @@ METHODS = {
     "matrix_exp": linalg_spectral.matrix_exp,
     "matrix_power": linalg_composite.matrix_power,
     "cross": linalg_composite.torch_cross,
+    "geqrf": linalg_composite.geqrf,
+    "ormqr": linalg_composite.ormqr,
+    "orgqr": linalg_composite.householder_product,
     # activations that torch also has as Tensor methods
     "relu": activation.relu,
     "sigmoid": activation.sigmoid,

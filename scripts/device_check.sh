@@ -9,9 +9,11 @@
 # .whl/ if any (installed with --no-index), the project itself (editable, or on PYTHONPATH where
 # that install cannot run offline). Everything goes to $OUT if set, else device_report/: the log
 # (device_check.log), a markdown summary (device_report.md), the suite's junit XML
-# (device_suite.xml), the bench table (bench.txt) and each training run's metrics_DEVICE.json. Without CUDA it runs the same steps on the CPU, says so, and exits 0 unless a step fails.
-# Each step is guarded (a failure does not stop the rest); the exit status is non-zero only when a
-# step failed. Python: $PYTHON, else /opt/torch/.venv/bin/python3 if present, else python3.
+# (device_suite.xml), the bench table (bench.txt) and each training run's metrics_DEVICE.json.
+# Without CUDA it runs the same steps on the CPU, says so, and exits 0 unless a step fails. Each
+# step is guarded (a failure does not stop the rest); the exit status is non-zero only when a step
+# failed. Python: $PYTHON, else /opt/torch/.venv/bin/python3 if present, else python3. The run
+# keeps within DEVICE_CHECK_BUDGET_S (default 540 s): each step is capped by what is left of it.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -27,10 +29,21 @@ START=$(date +%s)
 declare -a STEPS=()
 FAILED=0
 
+BUDGET=${DEVICE_CHECK_BUDGET_S:-540}  # the whole run, summary included (the device tool allows 600 s a command)
+
 step() {  # step NAME TIMEOUT_S COMMAND...: run guarded, record status and seconds
-    # COMMAND may be one of the functions below (exported: timeout runs it in a child bash)
+    # COMMAND may be one of the functions below (exported: timeout runs it in a child bash). A step
+    # gets at most what is left of $BUDGET, less 15 s for the summary; none left: it is skipped.
     local name=$1 limit=$2
     shift 2
+    local left=$((START + BUDGET - 15 - $(date +%s)))
+    [ "$left" -lt "$limit" ] && limit=$left
+    if [ "$limit" -le 0 ]; then
+        echo "=== $name: SKIPPED (the ${BUDGET} s budget is spent)"
+        STEPS+=("| $name | SKIPPED (out of time) | 0 s |")
+        FAILED=1
+        return 1
+    fi
     echo
     echo "=== $name ($(date -u +%H:%M:%S) UTC, limit ${limit}s)"
     local began=$(date +%s)
@@ -85,13 +98,13 @@ install_project() {  # install_project PYTHON: the .whl/ wheels, then the projec
 export ROOT OUT VENV BASE_PY WORK
 export -f make_venv install_project
 export PYTHONPATH="$ROOT:$WORK/site${PYTHONPATH:+:$PYTHONPATH}"  # $WORK/site: wheels pip could not install
-if step "venv (--system-site-packages)" 120 make_venv; then
+if step "venv (--system-site-packages)" 60 make_venv; then
     PY="$VENV/bin/python"
 else
     echo "device_check: no venv; running with $BASE_PY itself"
     PY="$BASE_PY"
 fi
-step "install (.whl/ wheels, project)" 180 install_project "$PY"
+step "install (.whl/ wheels, project)" 60 install_project "$PY"
 export PY VENV
 "$PY" -c 'import rustworkx, minitorch_rx; print("minitorch_rx from", minitorch_rx.__file__, "| rustworkx", rustworkx.__version__)' \
     || echo "device_check: minitorch_rx or rustworkx does not import: the steps below will fail (put a rustworkx wheel in .whl/)"
@@ -122,7 +135,7 @@ fi
 echo "device_check: device $DEVICE"
 
 # ------------------------------------------------------------------ the device suite
-step "device suite (tests/device, MTRX_TEST_DEVICE=$DEVICE)" 360 \
+step "device suite (tests/device, MTRX_TEST_DEVICE=$DEVICE)" 240 \
     env MTRX_TEST_DEVICE=$DEVICE "$PY" -m pytest tests/device -q -p no:cacheprovider -rfEs \
     --junitxml="$OUT/device_suite.xml" --durations=10
 
@@ -142,10 +155,10 @@ EOF
 }
 export -f train
 if [ "$DEVICE" = cuda ]; then
-    step "train LeNet-5 1 epoch --device cuda" 240 train cuda
-    step "train LeNet-5 1 epoch --device cpu (the accuracy bar: within 0.5 points)" 240 train cpu
+    step "train LeNet-5 1 epoch --device cuda" 90 train cuda
+    step "train LeNet-5 1 epoch --device cpu (the accuracy bar: within 0.5 points)" 90 train cpu
 else  # a CPU-only machine checks that the command runs: 2,000 training and 2,000 test images
-    step "train LeNet-5 1 epoch --device cpu --limit 2000" 240 train cpu --limit 2000
+    step "train LeNet-5 1 epoch --device cpu --limit 2000" 120 train cpu --limit 2000
 fi
 if [ "$DEVICE" = cuda ]; then
     accuracy_bar() {  # the same accuracy on the GPU as on the CPU, within 0.5 points
@@ -157,11 +170,11 @@ sys.exit(0 if abs(gpu - cpu) <= 0.5 else 1)
 EOF
     }
     export -f accuracy_bar
-    step "LeNet-5 accuracy, cuda against cpu (bar 0.5 points)" 60 accuracy_bar
+    step "LeNet-5 accuracy, cuda against cpu (bar 0.5 points)" 30 accuracy_bar
 fi
 
 # ------------------------------------------------------------------ bench
-step "bench.run --device $DEVICE --quick" 300 \
+step "bench.run --device $DEVICE --quick" 150 \
     bash -o pipefail -c "'$PY' -m bench.run --device $DEVICE --quick --skip memory,accuracy,ddp | tee '$OUT/bench.txt'"
 
 # ------------------------------------------------------------------ summary

@@ -37,7 +37,7 @@ print("ok", len(ddp))
 
 @cuda_only
 def test_one_process_nccl_group_gives_the_plain_gradients(device):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(device)], env=env, capture_output=True, text=True, timeout=180
     )
