@@ -212,12 +212,17 @@ from .ops.linalg import (
     outer,
 )
 from .ops.linalg_composite import (
+    geqrf,
     lu_unpack,
     matrix_power,
+    ormqr,
+    pca_lowrank,
     pinverse,
+    svd_lowrank,
     triangular_solve,
 )
 from .ops.linalg_composite import torch_cholesky as cholesky
+from .ops.linalg_composite import torch_cross as cross
 from .ops.linalg_composite import torch_lu as lu
 from .ops.linalg_composite import torch_lu_solve as lu_solve
 from .ops.linalg_composite import torch_qr as qr

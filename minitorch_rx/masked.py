@@ -153,7 +153,9 @@ def argmin(input: Tensor, dim: int | None = None, *, keepdim: bool = False, dtyp
 
 def _count(input: Tensor, dim, keepdim: bool, mask) -> torch.Tensor:
     if mask is None:
-        return torch.ones(input.shape, dtype=torch.int64).sum(_dims(dim, input.dim()), keepdim=keepdim)
+        return torch.ones(input.shape, dtype=torch.int64, device=input.device).sum(
+            _dims(dim, input.dim()), keepdim=keepdim
+        )
     return _input_mask(input, mask).sum(dim=dim, keepdim=keepdim)
 
 
@@ -289,5 +291,5 @@ def normalize(input: Tensor, ord: float, dim: int, *, eps: float = 1e-12, dtype=
     input = tensor_arg(input, "masked.normalize")
     dtype = input.dtype if dtype is None else dtype
     norms = norm(input, ord, dim, keepdim=True, dtype=dtype, mask=mask)
-    denominator = maximum(norms, torch.tensor(eps, dtype=norms.dtype))
+    denominator = maximum(norms, torch.tensor(eps, dtype=norms.dtype, device=norms.device))
     return _combine(input, mask, 0) / denominator

@@ -20,6 +20,9 @@ from .ops import (
     index,
     inplace,
     linalg,
+    linalg_composite,
+    linalg_decompositions,
+    linalg_spectral,
     math,
     piecewise,
     recorded,
@@ -203,6 +206,25 @@ METHODS = {
     "baddbmm": linalg.baddbmm,
     "addmm_": _inplace_op(linalg.addmm, "addmm_"),
     "baddbmm_": _inplace_op(linalg.baddbmm, "baddbmm_"),
+    "det": linalg_decompositions.det,
+    "logdet": linalg_decompositions.logdet,
+    "slogdet": linalg_decompositions.slogdet,
+    "inverse": linalg_decompositions.inv,
+    "cholesky": linalg_composite.torch_cholesky,
+    "cholesky_solve": linalg_decompositions.cholesky_solve,
+    "cholesky_inverse": linalg_decompositions.cholesky_inverse,
+    "svd": linalg_composite.torch_svd,
+    "qr": linalg_composite.torch_qr,
+    "lu": linalg_composite.torch_lu,
+    "lu_solve": linalg_composite.torch_lu_solve,
+    "triangular_solve": linalg_composite.triangular_solve,
+    "pinverse": linalg_composite.pinverse,
+    "matrix_exp": linalg_spectral.matrix_exp,
+    "matrix_power": linalg_composite.matrix_power,
+    "cross": linalg_composite.torch_cross,
+    "geqrf": linalg_composite.geqrf,
+    "ormqr": linalg_composite.ormqr,
+    "orgqr": linalg_composite.householder_product,
     # activations that torch also has as Tensor methods
     "relu": activation.relu,
     "sigmoid": activation.sigmoid,
@@ -313,6 +335,17 @@ def _matrix_transposed(self: Tensor) -> Tensor:
     return shape.transpose(self, -2, -1)
 
 
+def _adjoint(self: Tensor) -> Tensor:
+    """``mH``: the conjugate transpose of the matrices; for the real tensors autograd handles, ``mT``."""
+    if self._data.is_complex():
+        if self._data.dim() < 2:
+            raise RuntimeError(
+                f"tensor.mH is only supported on matrices or batches of matrices. Got {self._data.dim()}-D tensor."
+            )
+        return Tensor._make(self._data.mH, None)
+    return _matrix_transposed(self)
+
+
 def _resize_(self: Tensor, *sizes) -> Tensor:
     """Resize in place, keeping what fits of the data (``torch.Tensor.resize_``); refused for a tensor
     that requires grad, as PyTorch refuses it."""
@@ -389,5 +422,6 @@ for _name, _method in METHODS.items():
     setattr(Tensor, _name, _method)
 Tensor.T = property(_transposed)
 Tensor.mT = property(_matrix_transposed)
+Tensor.mH = property(_adjoint)
 Tensor.__getattr__ = torch_metadata
 del recorded  # imported for its registrations

@@ -9,9 +9,11 @@
 # .whl/ if any (installed with --no-index), the project itself (editable, or on PYTHONPATH where
 # that install cannot run offline). Everything goes to $OUT if set, else device_report/: the log
 # (device_check.log), a markdown summary (device_report.md), the suite's junit XML
-# (device_suite.xml), the bench table (bench.txt) and each training run's metrics_DEVICE.json. Without CUDA it runs the same steps on the CPU, says so, and exits 0 unless a step fails.
-# Each step is guarded (a failure does not stop the rest); the exit status is non-zero only when a
-# step failed. Python: $PYTHON, else /opt/torch/.venv/bin/python3 if present, else python3.
+# (device_suite.xml), the bench table (bench.txt) and each training run's metrics_DEVICE.json.
+# Without CUDA it runs the same steps on the CPU, says so, and exits 0 unless a step fails. Each
+# step is guarded (a failure does not stop the rest); the exit status is non-zero only when a step
+# failed. Python: $PYTHON, else /opt/torch/.venv/bin/python3 if present, else python3. The run
+# keeps within DEVICE_CHECK_BUDGET_S (default 540 s): each step is capped by what is left of it.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -27,10 +29,21 @@ START=$(date +%s)
 declare -a STEPS=()
 FAILED=0
 
+BUDGET=${DEVICE_CHECK_BUDGET_S:-540}  # the whole run, summary included (the device tool allows 600 s a command)
+
 step() {  # step NAME TIMEOUT_S COMMAND...: run guarded, record status and seconds
-    # COMMAND may be one of the functions below (exported: timeout runs it in a child bash)
+    # COMMAND may be one of the functions below (exported: timeout runs it in a child bash). A step
+    # gets at most what is left of $BUDGET, less 15 s for the summary; none left: it is skipped.
     local name=$1 limit=$2
     shift 2
+    local left=$((START + BUDGET - 15 - $(date +%s)))
+    [ "$left" -lt "$limit" ] && limit=$left
+    if [ "$limit" -le 0 ]; then
+        echo "=== $name: SKIPPED (the ${BUDGET} s budget is spent)"
+        STEPS+=("| $name | SKIPPED (out of time) | 0 s |")
+        FAILED=1
+        return 1
+    fi
     echo
     echo "=== $name ($(date -u +%H:%M:%S) UTC, limit ${limit}s)"
     local began=$(date +%s)
@@ -58,7 +71,9 @@ echo "device_check: base interpreter $BASE_PY, report folder $OUT"
 VENV="$ROOT/.device-venv"
 make_venv() {
     rm -rf "$VENV"
-    "$BASE_PY" -m venv --system-site-packages "$VENV" || return 1
+    # without pip where the interpreter has no ensurepip: the parent's pip (seen below) installs
+    "$BASE_PY" -m venv --system-site-packages "$VENV" \
+        || { rm -rf "$VENV" && "$BASE_PY" -m venv --system-site-packages --without-pip "$VENV"; } || return 1
     # A venv made from another venv's python sees only the *base* installation's packages: point
     # the new one at the interpreter's own site-packages (where torch is) with a .pth file.
     local parent_sites new_site
@@ -67,27 +82,32 @@ make_venv() {
     echo "$parent_sites" >"$new_site/_device_check_parent.pth"
     "$VENV/bin/python" -c 'import torch; print("torch", torch.__version__, "from", torch.__file__)'
 }
-install_project() {
-    local py="$VENV/bin/python"
+install_project() {  # install_project PYTHON: the .whl/ wheels, then the project (editable)
+    local py=$1 wheel
     if compgen -G "$ROOT/.whl/*.whl" >/dev/null; then
-        "$py" -m pip install --no-index --no-deps --quiet "$ROOT"/.whl/*.whl || return 1
+        if ! "$py" -m pip install --no-index --no-deps --quiet "$ROOT"/.whl/*.whl; then
+            # no pip here: a wheel is a zip of its install tree; unpacked on PYTHONPATH, it imports
+            echo "device_check: pip could not install .whl/; unpacking the wheels into $WORK/site"
+            for wheel in "$ROOT"/.whl/*.whl; do "$py" -m zipfile -e "$wheel" "$WORK/site" || return 1; done
+        fi
     fi
-    if ! "$py" -m pip install --no-index --no-deps --no-build-isolation --quiet -e "$ROOT"; then
-        echo "device_check: editable install not possible offline here; using PYTHONPATH=$ROOT instead"
+    if ! "$py" -m pip install --no-index --no-deps --no-build-isolation --quiet -e "$ROOT" >"$WORK/pip.log" 2>&1; then
+        echo "device_check: editable install not possible offline here (its setuptools); the project runs from PYTHONPATH=$ROOT"
     fi
-    "$py" -c 'import rustworkx, minitorch_rx; print("minitorch_rx from", minitorch_rx.__file__, "| rustworkx", rustworkx.__version__)'
 }
 export ROOT OUT VENV BASE_PY WORK
 export -f make_venv install_project
-if step "venv (--system-site-packages)" 120 make_venv; then
+export PYTHONPATH="$ROOT:$WORK/site${PYTHONPATH:+:$PYTHONPATH}"  # $WORK/site: wheels pip could not install
+if step "venv (--system-site-packages)" 60 make_venv; then
     PY="$VENV/bin/python"
 else
     echo "device_check: no venv; running with $BASE_PY itself"
     PY="$BASE_PY"
-    VENV=""
 fi
-export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" PY VENV
-[ -n "$VENV" ] && step "install (.whl/ wheels, project)" 180 install_project
+step "install (.whl/ wheels, project)" 60 install_project "$PY"
+export PY VENV
+"$PY" -c 'import rustworkx, minitorch_rx; print("minitorch_rx from", minitorch_rx.__file__, "| rustworkx", rustworkx.__version__)' \
+    || echo "device_check: minitorch_rx or rustworkx does not import: the steps below will fail (put a rustworkx wheel in .whl/)"
 
 # ------------------------------------------------------------------ machine
 echo
@@ -115,7 +135,7 @@ fi
 echo "device_check: device $DEVICE"
 
 # ------------------------------------------------------------------ the device suite
-step "device suite (tests/device, MTRX_TEST_DEVICE=$DEVICE)" 360 \
+step "device suite (tests/device, MTRX_TEST_DEVICE=$DEVICE)" 240 \
     env MTRX_TEST_DEVICE=$DEVICE "$PY" -m pytest tests/device -q -p no:cacheprovider -rfEs \
     --junitxml="$OUT/device_suite.xml" --durations=10
 
@@ -135,10 +155,10 @@ EOF
 }
 export -f train
 if [ "$DEVICE" = cuda ]; then
-    step "train LeNet-5 1 epoch --device cuda" 240 train cuda
-    step "train LeNet-5 1 epoch --device cpu (the accuracy bar: within 0.5 points)" 240 train cpu
+    step "train LeNet-5 1 epoch --device cuda" 90 train cuda
+    step "train LeNet-5 1 epoch --device cpu (the accuracy bar: within 0.5 points)" 90 train cpu
 else  # a CPU-only machine checks that the command runs: 2,000 training and 2,000 test images
-    step "train LeNet-5 1 epoch --device cpu --limit 2000" 240 train cpu --limit 2000
+    step "train LeNet-5 1 epoch --device cpu --limit 2000" 120 train cpu --limit 2000
 fi
 if [ "$DEVICE" = cuda ]; then
     accuracy_bar() {  # the same accuracy on the GPU as on the CPU, within 0.5 points
@@ -150,11 +170,11 @@ sys.exit(0 if abs(gpu - cpu) <= 0.5 else 1)
 EOF
     }
     export -f accuracy_bar
-    step "LeNet-5 accuracy, cuda against cpu (bar 0.5 points)" 60 accuracy_bar
+    step "LeNet-5 accuracy, cuda against cpu (bar 0.5 points)" 30 accuracy_bar
 fi
 
 # ------------------------------------------------------------------ bench
-step "bench.run --device $DEVICE --quick" 300 \
+step "bench.run --device $DEVICE --quick" 150 \
     bash -o pipefail -c "'$PY' -m bench.run --device $DEVICE --quick --skip memory,accuracy,ddp | tee '$OUT/bench.txt'"
 
 # ------------------------------------------------------------------ summary

@@ -2889,7 +2889,11 @@ CASES = [
         "Mismatch of parameter numbers and input channel size. Found parameter numbers = 3 and channel size = 5.",
     ),
     case(
-        "F.prelu", "a 0-dim input", lambda: F.prelu(x(), mt.ones(1)), RuntimeError, "Not allow zero-dim input tensor."
+        "F.prelu",
+        "a 0-dim input with several slopes",
+        lambda: F.prelu(x(), mt.ones(2)),
+        RuntimeError,
+        "Not allow zero-dim input tensor.",
     ),
     case(
         "F.rrelu",

@@ -87,13 +87,15 @@ def _row_scale(
 
 
 def check_indices(indices: torch.Tensor, num_embeddings: int) -> None:
-    """Refuse ids that are not integers or not in ``[0, num_embeddings)``, naming the first bad id."""
+    """Refuse ids that are not integers or not in ``[0, num_embeddings)``, naming the first bad id.
+    The range is checked on the CPU only: elsewhere reading the ids back would wait for the device
+    at every lookup; there torch's kernel checks them (a device-side assert), as PyTorch's."""
     if indices.dtype not in (torch.int64, torch.int32):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
             f"but got {indices.type()} instead (while checking arguments for embedding)"
         )
-    if indices.numel() == 0 or indices.device.type == "meta":
+    if indices.numel() == 0 or indices.device.type != "cpu":
         return
     bad = (indices < 0) | (indices >= num_embeddings)
     if bool(bad.any()):

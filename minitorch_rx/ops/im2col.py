@@ -20,45 +20,11 @@ zero-padded input, and col2im adds them back one spatial dim at a time. Three co
   with few channels or large images (2 GB/s).
 
 Ungrouped products go through ``linear.product``: oneDNN's matmul for float32 on CPU, MKL's
-otherwise. On AMD EPYC (torch CPU capability AVX512) oneDNN ran these products at 1.5-2.2x MKL's
-speed, in cache: (32, 288) @ (288, 4096) 156 against 84 GFLOP/s, (64, 576) @ (576, 1024) 214
-against 101, (16, 144) @ (144, 4096) 131 against 75; weight gradients ``g @ cols.T`` and input
-gradient columns ``w.T @ g`` alike. A ResNet-20 step went from 1.61x to 1.36x torch.nn's time
-(MKL's products had been the gap: torch's own convolutions run at 180-200 GFLOP/s there).
-
-Choices measured here (one thread, float32, 2-core shared machine, CPU time):
-
-- A slice's columns stay about the size of L2 (``CHUNK_ELEMENTS``): a (16, 144) by
-  (144, N) product ran at 50-60 GFLOP/s up to N = 4096 and at 18-27 beyond, out of cache.
-- Work buffers are reused between calls (``scratch``): fresh multi-MB buffers cost a page fault
-  per 4 KB on first touch (0.7 ms for LeNet's 1.2 MB); without them a LeNet step made 200-400.
-  This holds for every per-call buffer, also the two-step copy's intermediate rows, col2im's
-  intermediate planes and the channels-first output gradient: as fresh tensors, LeNet-5 conv2's
-  0.5 MB ones took 0.5-0.6 ms each in a training step (torch.profiler). With these three from
-  ``scratch``, the transposed gradient per slice and oneDNN weight gradients, the old and
-  new kernels timed in one process, interleaved: LeNet-5 step 0.98x, ResNet-20 step 0.97x the
-  old time; ResNet-20's page faults per step fell from about 3,500 to 1.
-- The output gradient is transposed to channels-first a batch slice at a time, just before its
-  products read it from cache, not the whole (N, O, L) at once (8 MB in ResNet-20's first stage).
-- Row-shifted columns are a third of full ones for 3x3 kernels (2-3x less copying) and their
-  products (K = 3C) ran faster in cache: 74-89 against 56-85 GFLOP/s for ResNet-20's stages.
-  In a ResNet-20 step (one process, A/B by step): forward and input gradient 605 -> 544 ms of
-  convolution in all, the weight gradient a further 3% of the step. Not for the 8x8 stage,
-  where channels-last columns stayed 2% faster.
-- Not kept: channels-last columns for 16x16 and 32x32 outputs as well. oneDNN multiplies them
-  1.3-1.5x faster (e.g. 76 against 46 GFLOP/s for (4096, 144) @ (144, 16)), but with 16 channels
-  the NCHW <-> NHWC copies run at 5-8 GB/s (3 ms per 8 MB) and the window copy took 5.4 ms
-  against 2.9 ms channels-first: forward 0.9-1.1x, the ResNet-20 step 0.98x (within noise).
-  oneDNN copies transposed channels-first columns first when they are its first operand
-  (15-30 GFLOP/s), not as its second (``w @ cols`` is ``linear.product(w, cols.t())``).
-  Batch slices of 2^16-2^20 elements and one product per slice instead of per sample changed
-  ResNet-20's layers by less than the noise (+-10%).
-- The padding is written per slice into a zero-bordered buffer (only its interior is refilled),
-  not by ``F.pad`` over the whole batch (2-3 GB/s).
-- Output rows shorter than ``TWO_STEP_BELOW`` are copied in two steps (``_WindowCopier``).
-- col2im reduces the kernel offsets of the *outermost* spatial dim first, so each add moves whole
-  output planes; innermost first was 1.2-2x slower, ``F.fold`` (2-D only) 2-3x slower, and a
-  scatter (``index_add_``) with precomputed indices 2x slower.
+otherwise. Which layout and batch-slice size a correlation uses: the fixed rules
+(``use_row_shift``, ``use_channels_last``, ``CHUNK_ELEMENTS``), or under ``mt.backends.autotune``
+(CPU only) whichever layout that can compute it ran fastest in its first calls on this machine,
+then whichever of ``CHUNK_ELEMENTS`` and ``SLICE_CHUNKS`` (``backends.tuner``). What each layout
+and choice measured, and what was tried and not kept: docs/performance.md.
 """
 
 from __future__ import annotations

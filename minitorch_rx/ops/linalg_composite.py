@@ -12,7 +12,7 @@ from ..autograd.tensor import Tensor
 from .constants import tensor_arg
 from .linalg import matmul, matrix_norm
 from .linalg_decompositions import cholesky, inv, solve, solve_triangular
-from .linalg_spectral import lu, pinv, qr, svd, svdvals
+from .linalg_spectral import eigh, lu, pinv, qr, svd, svdvals
 from .pad import pad
 from .shape import stack
 
@@ -95,23 +95,46 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     return (x * y).sum(dim)
 
 
-def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
-    """The first ``n`` columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` the
-    ``i``-th column of ``A`` below the diagonal and 1 on it (as LAPACK's ``orgqr``)."""
-    A = tensor_arg(A, "linalg_householder_product", "input")
-    tau = tensor_arg(tau, "linalg_householder_product", "tau", 2)
-    torch.linalg.householder_product(A._data, tau._data)  # torch's checks
-    m, n = A.shape[-2], A.shape[-1]
+def _reflectors(A: Tensor, tau: Tensor) -> Tensor:
+    """The full ``m x m`` product ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^T``, ``v_i`` the
+    ``i``-th column of ``A`` below the diagonal with 1 on it (LAPACK's Householder convention)."""
+    m = A.shape[-2]
     eye = torch.eye(m, dtype=A.dtype, device=A.device)
-    Q = None
+    Q = A.sum((-2, -1), keepdim=True).where(_FALSE, 0.0) + _constant(eye)  # the identity, a function of A
     for i in range(tau.shape[-1]):
         below = (torch.arange(m, device=A.device) > i).to(A.dtype)
         v = A[..., :, i] * below + eye[i]
         H = _constant(eye) - tau[..., i].unsqueeze(-1).unsqueeze(-1) * (v.unsqueeze(-1) * v.unsqueeze(-2))
-        Q = H if Q is None else matmul(Q, H)
-    if Q is None:  # no reflectors: the identity's first columns, still a function of A
-        return A.where(_FALSE, 0.0) + _constant(eye[:, :n])
-    return Q[..., :n]
+        Q = matmul(Q, H)
+    return Q
+
+
+def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
+    """The first ``n`` columns of the product of the Householder reflectors stored in ``A`` and
+    ``tau`` (as LAPACK's ``orgqr``), composed from recorded ops."""
+    A = tensor_arg(A, "linalg_householder_product", "input")
+    tau = tensor_arg(tau, "linalg_householder_product", "tau", 2)
+    torch.linalg.householder_product(A._data, tau._data)  # torch's checks
+    return _reflectors(A, tau)[..., : A.shape[-1]]
+
+
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, *, out=None):
+    """``op(Q) @ input3`` (``left``) or ``input3 @ op(Q)``, ``Q`` the full product of the Householder
+    reflectors in ``(input, input2)`` and ``op`` the transpose when ``transpose`` (LAPACK's ``ormqr``)."""
+    input = tensor_arg(input, "ormqr")
+    input2 = tensor_arg(input2, "ormqr", "input2", 2)
+    input3 = tensor_arg(input3, "ormqr", "input3", 3)
+    torch.ormqr(input._data, input2._data, input3._data, left, transpose)  # torch's checks
+    Q = _reflectors(input, input2)
+    if transpose:
+        Q = Q.mT
+    return matmul(Q, input3) if left else matmul(input3, Q)
+
+
+def geqrf(input: Tensor, *, out=None):
+    """``(a, tau)``: LAPACK's packed QR (torch's kernel; not differentiable, as in PyTorch)."""
+    a, tau = torch.geqrf(tensor_arg(input, "geqrf")._data)
+    return torch.return_types.geqrf((_constant(a), _constant(tau)))
 
 
 def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
@@ -302,3 +325,88 @@ def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """``torch.pinverse``: ``linalg.pinv`` with relative tolerance ``rcond``."""
     return pinv(input, rtol=rcond)
+
+
+def matrix_sqrth(A: Tensor) -> Tensor:
+    """The symmetric positive-definite square root of each symmetric positive-definite matrix
+    (its lower triangle is read): ``V diag(sqrt(L)) V^T`` from ``eigh``."""
+    A = tensor_arg(A, "linalg_matrix_sqrth", "A")
+    torch.linalg.matrix_sqrth(A._data[..., :0, :0] if A.dim() >= 2 else A._data)  # torch's checks
+    values, vectors = eigh(A)
+    return (vectors * values.sqrt().unsqueeze(-2)) @ vectors.mT
+
+
+def polar(A: Tensor, *, out=None):
+    """``(U, H)`` with ``A = U H``: ``U = W Vh`` (orthonormal columns) and ``H = Vh^T diag(S) Vh``
+    (symmetric positive-semidefinite), from the reduced SVD ``A = W diag(S) Vh``."""
+    A = tensor_arg(A, "linalg_polar", "A")
+    torch.linalg.polar(A._data[..., :0, :0] if A.dim() >= 2 else A._data)  # torch's checks
+    W, S, Vh = svd(A, full_matrices=False)
+    return torch.return_types.linalg_polar((W @ Vh, (Vh.mT * S.unsqueeze(-2)) @ Vh))
+
+
+def torch_cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
+    """``torch.cross``: ``linalg.cross`` along ``dim``, by default the first dim of size 3."""
+    input = tensor_arg(input, "cross")
+    other = tensor_arg(other, "cross", "other", 2)
+    if dim is None:
+        torch.cross(input._data, other._data)  # torch's checks and deprecation warning
+        shape = torch.broadcast_shapes(input.shape, other.shape)
+        dim = next(i for i, size in enumerate(shape) if size == 3)
+    return cross(input, other, dim=dim)
+
+
+def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
+    """Orthonormal columns spanning ``A - M``'s dominant range: a random projection (torch's
+    generator) and ``niter`` subspace iterations (Halko et al. 2009, as PyTorch's)."""
+    R = _constant(torch.randn(A.shape[-1], q, dtype=A.dtype, device=A.device))
+
+    def times(X, Y, Z=None):
+        return matmul(X, Y) if Z is None else matmul(X, Y) - matmul(Z, Y)
+
+    Q = qr(times(A, R, M)).Q
+    for _ in range(niter):
+        Q = qr(times(A.mT, Q, None if M is None else M.mT)).Q
+        Q = qr(times(A, Q, M)).Q
+    return Q
+
+
+def _svd_lowrank(A: Tensor, q: int | None, niter: int, M: Tensor | None):
+    q = 6 if q is None else q
+    m, n = A.shape[-2], A.shape[-1]
+    if M is not None:
+        M = M.broadcast_to(A.shape)
+    if m < n:  # the algorithm assumes a tall matrix
+        A = A.mT
+        M = None if M is None else M.mT
+    Q = _approximate_basis(A, q, niter, M)
+    B = matmul(Q.mT, A)
+    if M is not None:
+        B = B - matmul(Q.mT, M)
+    U, S, Vh = svd(B, full_matrices=False)
+    U, V = matmul(Q, U), Vh.mT
+    return (V, S, U) if m < n else (U, S, V)
+
+
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None):
+    """``(U, S, V)``: an approximate rank-``q`` SVD of ``A - M`` by randomized subspace iteration
+    (``niter`` rounds), differentiable through its QR and SVD steps; draws from torch's generator."""
+    A = tensor_arg(A, "svd_lowrank", "A")
+    M = tensor_arg(M, "svd_lowrank", "M", 4, optional=True)
+    return _svd_lowrank(A, q, 2 if niter is None else niter, M)
+
+
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
+    """``(U, S, V)``: the principal components of ``A`` (centred over its rows unless ``center=False``)
+    from ``svd_lowrank`` with ``q = min(6, m, n)`` by default."""
+    A = tensor_arg(A, "pca_lowrank", "A")
+    m, n = A.shape[-2], A.shape[-1]
+    if q is None:
+        q = min(6, m, n)
+    elif not (q >= 0 and q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if not (niter >= 0):
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if not center:
+        return _svd_lowrank(A, q, niter, None)
+    return _svd_lowrank(A - A.mean(-2, keepdim=True), q, niter, None)

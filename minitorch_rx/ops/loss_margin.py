@@ -160,7 +160,8 @@ def multilabel_margin_loss(
         raise RuntimeError("target out of range")
     valid = (labels >= 0).cumprod(1).bool()  # the targets end at the first -1
     safe = labels.where(valid, 0)
-    is_target = torch.zeros_like(labels, dtype=torch.bool).scatter_(1, safe, valid)  # [N, C]: class i a target
+    classes_range = torch.arange(classes, device=labels.device)
+    is_target = ((labels.unsqueeze(2) == classes_range) & valid.unsqueeze(2)).any(1)  # [N, C]: class i a target
     target_scores = rows.gather(1, safe)  # [N, J]: x[y_j]
     terms = (1 - target_scores.unsqueeze(2) + rows.unsqueeze(1)).clamp(min=0)  # [N, J, C]
     pairs = valid.unsqueeze(2) & ~is_target.unsqueeze(1)

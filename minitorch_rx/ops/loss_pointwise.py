@@ -105,6 +105,15 @@ class BinaryCrossEntropy(Function):
         return grad_x, grad_target, None, None
 
 
+_BCE_UNSAFE_TO_AUTOCAST = (
+    "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
+    "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+    "In this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\n"
+    "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+    "safe to autocast."
+)
+
+
 def binary_cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -130,6 +139,10 @@ def binary_cross_entropy(
         )
     weight = tensor_arg(weight, "binary_cross_entropy", "weight", 3, optional=True)
     _not_differentiable(weight, "binary_cross_entropy", "weight")
+    if autocast_state.active:
+        if "cuda" in autocast_state.active and input._data.is_cuda:
+            raise RuntimeError(_BCE_UNSAFE_TO_AUTOCAST)  # torch's CUDA autocast bans it
+        input, target = to_float32(input, target)  # the CPU's float32 list
     if weight is not None:
         weight = weight._data
         weight = weight.expand(torch.broadcast_shapes(target._data.shape, weight.shape))

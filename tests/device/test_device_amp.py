@@ -177,3 +177,24 @@ def test_the_cuda_float32_list_where_it_applies(monkeypatch):
         }
     assert {name: t.dtype for name, t in listed.items()} == dict.fromkeys(listed, torch.float32)
     assert {name: t.dtype for name, t in unlisted.items()} == dict.fromkeys(unlisted, torch.float16)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["f16", "bf16"])
+def test_binary_cross_entropy_under_autocast_is_torchs(device, dtype):
+    """In float32 under the CPU's autocast; refused under CUDA's (torch's error, naming the fix)."""
+    p = (torch.rand(4, generator=G) * 0.8 + 0.1).to(device, dtype)
+    t = torch.rand(4, generator=G).to(device, dtype)
+    with torch.autocast(device.type, dtype=dtype):
+        try:
+            expected, error = TF.binary_cross_entropy(p, t), None
+        except RuntimeError as caught:
+            expected, error = None, caught
+    with mt.autocast(device.type, dtype=dtype):
+        if error is not None:
+            with pytest.raises(RuntimeError) as ours:
+                F.binary_cross_entropy(mt.tensor(p), mt.tensor(t))
+            assert str(ours.value).splitlines()[:5] == str(error).splitlines()[:5]
+            return
+        out = F.binary_cross_entropy(mt.tensor(p), mt.tensor(t))
+    assert out.dtype == expected.dtype
+    torch.testing.assert_close(out.torch(), expected, atol=1e-2, rtol=1e-2)

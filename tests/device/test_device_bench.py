@@ -40,3 +40,13 @@ def test_cuda_without_cuda_is_a_usage_error(capsys):
     with pytest.raises(SystemExit):
         run.main(["--device", "cuda", "--quick"])
     assert "no CUDA device" in capsys.readouterr().err
+
+
+def test_the_device_check_script_parses():
+    """``scripts/device_check.sh`` (run whole by hand: 4 minutes on the CPU) is valid bash."""
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "device_check.sh"
+    result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

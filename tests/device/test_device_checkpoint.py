@@ -92,7 +92,11 @@ def test_cuda_checkpoint_loads_in_a_process_without_cuda(device, tmp_path):
         "assert all(v.device.type == 'cpu' for v in state['model'].values())\n"
         "print(sum(float(v.float().sum()) for v in state['model'].values()))\n"
     )
-    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "CUDA_VISIBLE_DEVICES": "",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
     result = subprocess.run([sys.executable, "-c", script, str(path)], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     expected = sum(float(v.float().sum()) for v in model.state_dict().values())

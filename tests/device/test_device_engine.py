@@ -175,3 +175,19 @@ def test_a_gradient_on_another_device_is_torchs_error_meta_and_cpu():
     with pytest.raises(RuntimeError) as actual:
         (x * 2).backward(torch.ones(3))
     assert str(actual.value) == str(expected.value)
+
+
+def test_second_order_through_cached_constants_on_the_device(device):
+    """``x * 2.5``-style ops keep a cached CPU constant (binary kernels take one CPU scalar); under
+    create_graph their backward is recorded with it, on the device's tensors."""
+    data = torch.randn(6, dtype=torch.float64, device=device)
+    x = mt.tensor(data, requires_grad=True)
+    x_ref = data.clone().requires_grad_(True)
+    for _ in range(2):  # the second time the constants are cached
+        (g,) = mt.autograd.grad(((x * 2.5 + 1.5) ** 3 / 3.0 - x * 0.5).sum(), x, create_graph=True)
+        (h,) = mt.autograd.grad((g * g).sum(), x)
+    (g_ref,) = torch.autograd.grad(((x_ref * 2.5 + 1.5) ** 3 / 3.0 - x_ref * 0.5).sum(), x_ref, create_graph=True)
+    (h_ref,) = torch.autograd.grad((g_ref * g_ref).sum(), x_ref)
+    assert g.device == h.device == x.device
+    assert_close(g, g_ref)
+    assert_close(h, h_ref)

@@ -192,3 +192,18 @@ def test_data_loader_moves_batches_to_the_device(device):
     loader = mt.data.DataLoader(data, batch_size=4, device=device, pin_memory=device.type == "cuda")
     for x, y in loader:
         assert isinstance(x, mt.Tensor) and x.device.type == device.type and y.device.type == device.type
+
+
+def test_image_batches_on_the_device_are_the_cpus(device):
+    """The training loop's batches (cut from the data set held on the device, augmented there)
+    equal the CPU's for the same seed: the order and augmentation are drawn on the CPU."""
+    from minitorch_rx.data.batches import ImageBatches
+
+    test_set = mt.data.MNIST(train=False)
+    kwargs = dict(batch_size=256, shuffle=True, augment=True, seed=3)
+    on_device = ImageBatches(test_set, "mnist", device=device, **kwargs)
+    on_cpu = ImageBatches(test_set, "mnist", **kwargs)
+    for (x, y), (x_cpu, y_cpu) in zip(on_device.epoch(1), on_cpu.epoch(1)):
+        assert x.device == device and y.device == device
+        torch.testing.assert_close(x.torch().cpu(), x_cpu.torch())
+        assert torch.equal(y.torch().cpu(), y_cpu.torch())

@@ -249,14 +249,21 @@ CASES = {
         lambda w, i: (TF.embedding(i, w), TF.embedding(i, w, padding_idx=2), TF.one_hot(i, 5).sum()),
         [randn(5, 3), torch.tensor([[0, 2, 4], [2, 2, 1]])],
     ),
+    # masks that leave every query a key: a fully masked row is NaN or 0 by torch's kernel of choice
     "attention": (
         lambda q, k, v: (
             F.scaled_dot_product_attention(q, k, v, is_causal=True),
-            F.scaled_dot_product_attention(q, k, v, attn_mask=q[0, 0, :, :1] > 0),
+            F.scaled_dot_product_attention(
+                q, k, v, attn_mask=(k[0, 0, :, 0] > 0) | mt.eye(5, dtype=torch.bool, device=q.device)
+            ),
+            F.scaled_dot_product_attention(q, k, v, attn_mask=q[0, 0, :, :1].detach() * 0.5),
         ),
         lambda q, k, v: (
             TF.scaled_dot_product_attention(q, k, v, is_causal=True),
-            TF.scaled_dot_product_attention(q, k, v, attn_mask=q[0, 0, :, :1] > 0),
+            TF.scaled_dot_product_attention(
+                q, k, v, attn_mask=(k[0, 0, :, 0] > 0) | torch.eye(5, dtype=torch.bool, device=q.device)
+            ),
+            TF.scaled_dot_product_attention(q, k, v, attn_mask=q[0, 0, :, :1].detach() * 0.5),
         ),
         [randn(2, 2, 5, 4), randn(2, 2, 5, 4), randn(2, 2, 5, 4)],
     ),
