@@ -102,6 +102,7 @@ def test_a_new_process_reads_the_choice_from_the_cache_file(clock):
     content = json.loads(tuner.cache_file().read_text())
     assert content["machine"] == tuner.machine()
     tuner.clear()  # as a fresh process: nothing in memory
+    assert "demo ((1, 2), None, True)" in mt.backends.autotune_report()  # the file's choices are listed
     calls = []
     assert tuner.run("demo", ((1, 2), None, True), ("a", "b"), "a", costing(clock, {"a": 2.0, "b": 1.0}, calls)) == "b"
     assert calls == ["b"] and tuner.choices()[0].source == "cache file"

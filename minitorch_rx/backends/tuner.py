@@ -159,8 +159,10 @@ def clear() -> None:
 
 
 def report() -> str:
-    """The choices made so far, one line each: what was picked, the fixed rule's choice, and the
-    candidates' best times (the ``why``)."""
+    """The choices made so far or read from the cache file, one line each: what was picked, the
+    fixed rule's choice, and the candidates' best times (the ``why``)."""
+    if enabled and not _loaded:
+        _load()
     lines = [f"autotune {'on' if enabled else 'off'}; {machine()}; cache file: {cache_file()}"]
     if not enabled:
         lines.append("every kernel is the fixed rule's choice")
