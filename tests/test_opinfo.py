@@ -51,9 +51,9 @@ KNOWN_GRADGRAD_FAILURES = {
     "linalg.norm.subgradients_at_zero": "an empty vector: torch's second derivative in grad_output is NaN, mt's 0",
 }
 
-#: The slowest entries (over a thousand samples each: 40 s of the sweep's 70): every 8th sample
-#: unless ``--runslow``.
-SLOW = {"nn.functional.max_pool1d", "nn.functional.max_pool2d", "nn.functional.max_pool3d"}
+#: The slowest entries (the max pools' thousand-odd samples each, grid_sampler_3d's 3-D second
+#: derivatives: 70 s of the sweep's 150): every 8th sample unless ``--runslow``.
+SLOW = {"nn.functional.max_pool1d", "nn.functional.max_pool2d", "nn.functional.max_pool3d", "grid_sampler_3d"}
 
 OPS = counted_ops()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # torch's own deprecation notes
