@@ -40,13 +40,9 @@ KNOWN_FAILURES = {
 
 #: op id -> why its second derivative differs from torch's today.
 KNOWN_GRADGRAD_FAILURES = {
-    "nn.functional.group_norm": "double backward on an empty batch",
     "nn.functional.ctc_loss": "ctc_loss has no double backward",
     "nn.functional.linear_cross_entropy.chunked": "torch's chunked path has no second derivative; mt's (reference) has",
-    "nn.functional.linear_cross_entropy.chunked_none": "torch's own double backward raises (div with out=)",
-    "masked.prod": "prod's second derivative where torch's is none (as prod above)",
     "masked.logaddexp": "logaddexp's second derivative at a -inf (masked-out) operand: NaN on one side only",
-    "linalg.det": "1x1 matrices: torch's second derivative is none, mt's a rounding residue of an exact 0",
     "linalg.norm": "an empty vector, ord=3.5: torch's second derivative in grad_output is NaN, mt's 0",
     "linalg.norm.subgradients_at_zero": "an empty vector: torch's second derivative in grad_output is NaN, mt's 0",
 }
