@@ -4629,13 +4629,6 @@ CASES += [
         "linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got 1",
     ),
     case(
-        "mt.linalg.matrix_norm",
-        "the nuclear norm",
-        lambda: mt.linalg.matrix_norm(x(3, 3), "nuc"),
-        NotImplementedError,
-        "needs singular values",
-    ),
-    case(
         "mt.linalg.norm",
         "an ord over a 3-D input",
         lambda: mt.linalg.norm(x(2, 2, 2), 2),

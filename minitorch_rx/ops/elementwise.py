@@ -390,6 +390,8 @@ def sub(input, other, *, alpha=1) -> Tensor:
 
 def rsub(input, other, *, alpha=1) -> Tensor:
     """``other - alpha * input``."""
+    if not isinstance(input, (Tensor, torch.Tensor)):
+        raise not_a_tensor("rsub", input)
     return binary(Sub if isinstance(other, Tensor) else _Rsub, other, input if alpha == 1 else input * alpha)
 
 

@@ -181,12 +181,16 @@ def logaddexp2(input, other) -> Tensor:
 def fmax(input, other) -> Tensor:
     """The elementwise maximum, ignoring NaN (NaN only where both are)."""
     input, other = _pair(input, other, "fmax")
+    if not isinstance(other, TENSOR_TYPES):
+        raise not_a_tensor("fmax", other, "other", 2)
     return FMaxMin.apply(input, other, True)
 
 
 def fmin(input, other) -> Tensor:
     """The elementwise minimum, ignoring NaN (NaN only where both are)."""
     input, other = _pair(input, other, "fmin")
+    if not isinstance(other, TENSOR_TYPES):
+        raise not_a_tensor("fmin", other, "other", 2)
     return FMaxMin.apply(input, other, False)
 
 

@@ -169,6 +169,12 @@ def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolat
 def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
     """The covariance matrix of the rows of ``input`` (variables) over its columns (observations)."""
     input = tensor_arg(input, "cov")
+    torch.cov(  # torch's checks of the weights (dims, dtypes, sizes, signs)
+        input._data,
+        correction=correction,
+        fweights=None if fweights is None else tensor_arg(fweights, "cov", "fweights")._data,
+        aweights=None if aweights is None else tensor_arg(aweights, "cov", "aweights")._data,
+    )
     if input.dim() > 2:
         raise RuntimeError(
             f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions"
@@ -292,6 +298,8 @@ def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to ``maxnorm``."""
     input = tensor_arg(input, "renorm")
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
@@ -406,6 +414,9 @@ def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> t
     input = tensor_arg(input, "gradient")
     dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     dims = [normalize_dim(d, input.dim()) for d in dims]
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     if spacing is None:
         spacings = [1.0] * len(dims)
     elif isinstance(spacing, (list, tuple)):

@@ -142,7 +142,6 @@ def _view_to(input: Tensor, *shape) -> Tensor:
 expand_copy = _copied(expand, "expand_copy")
 diagonal_copy = _copied(diagonal, "diagonal_copy")
 alias_copy = _copied(_alias, "alias_copy")
-narrow_copy = _copied(narrow, "narrow_copy")
 view_copy = _copied(_view_to, "view_copy")
 permute_copy = _copied(permute, "permute_copy")
 squeeze_copy = _copied(squeeze, "squeeze_copy")
@@ -248,6 +247,13 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     index = tensor_arg(index, "put", "index", 2)
     flat = index_put(reshape(input, (-1,)), (index._data.reshape(-1),), reshape(source, (-1,)), accumulate)
     return reshape(flat, input.shape)
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``narrow``'s result as a new tensor."""
+    input = tensor_arg(input, "narrow_copy")
+    torch.narrow_copy(input._data, dim, start, length)  # torch's checks (and its error kinds)
+    return clone(narrow(input, dim, start, length))
 
 
 def select_copy(input: Tensor, dim: int, index: int) -> Tensor:
