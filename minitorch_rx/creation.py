@@ -177,6 +177,21 @@ def randn_like(*args, **kwargs) -> Tensor:
     return _create(torch.randn_like, args, kwargs)
 
 
+def empty_strided(*args, **kwargs) -> Tensor:
+    """As ``torch.empty_strided``: ``empty_strided(size, stride)``, uninitialized."""
+    return _create(torch.empty_strided, args, kwargs)
+
+
+def empty_permuted(*args, **kwargs) -> Tensor:
+    """As ``torch.empty_permuted``: ``empty_permuted(size, physical_layout)``, uninitialized."""
+    return _create(torch.empty_permuted, args, kwargs)
+
+
+def scalar_tensor(*args, **kwargs) -> Tensor:
+    """As ``torch.scalar_tensor``: a 0-dim tensor of a number."""
+    return _create(torch.scalar_tensor, args, kwargs)
+
+
 def full_like(*args, **kwargs) -> Tensor:
     """As ``torch.full_like``: ``full_like(input, fill_value)``."""
     return _create(torch.full_like, args, kwargs)
@@ -195,6 +210,11 @@ def new_ones(self: Tensor, *args, **kwargs) -> Tensor:
 def new_empty(self: Tensor, *args, **kwargs) -> Tensor:
     """An uninitialized tensor of a size, with this tensor's dtype and device unless given."""
     return _create(self._data.new_empty, args, kwargs)
+
+
+def new_empty_strided(self: Tensor, *args, **kwargs) -> Tensor:
+    """``new_empty_strided(size, stride)``, with this tensor's dtype and device unless given."""
+    return _create(self._data.new_empty_strided, args, kwargs)
 
 
 def new_full(self: Tensor, *args, **kwargs) -> Tensor:

@@ -104,13 +104,17 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator=None) -> Tenso
     return Sample.apply(sampler, input)
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
+def normal(
+    mean, std=1.0, size=None, *, generator=None, dtype=None, layout=torch.strided, device=None, pin_memory=False
+) -> Tensor:
     """Normal draws: ``mean`` and ``std`` tensors or numbers (with numbers, ``size`` is needed).
     Tensor arguments get a zero gradient, as PyTorch's (this is no reparameterization)."""
     if not isinstance(mean, TENSOR_TYPES) and not isinstance(std, TENSOR_TYPES):
         if size is None:
             raise TypeError("normal(): with a number mean and std, pass size")
-        data = torch.normal(mean, std, size, generator=generator, dtype=dtype, device=device)
+        data = torch.normal(
+            mean, std, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+        )
         return Tensor._make(data, None)
 
     def sampler(m, s) -> torch.Tensor:

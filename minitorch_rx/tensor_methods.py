@@ -14,6 +14,7 @@ from .autograd.torch_function import torch_metadata
 from .autograd.torch_leaves import torch_operand
 from .ops import (
     activation,
+    blas,
     compare,
     diagonal,
     elementwise,
@@ -25,13 +26,17 @@ from .ops import (
     linalg_spectral,
     math,
     piecewise,
+    pointwise,
     recorded,
     reduce,
     scan,
     shape,
     sort,
+    special,
     split,
+    statistics,
     tile,
+    views,
 )
 from .ops.constants import not_applicable
 
@@ -129,6 +134,8 @@ METHODS = {
     "transpose": shape.transpose,
     "t": shape.t,
     "t_": shape.t_,
+    "squeeze_": shape.squeeze_,
+    "unsqueeze_": shape.unsqueeze_,
     "transpose_": shape.transpose_,
     "permute": shape.permute,
     "expand": shape.expand,
@@ -188,6 +195,10 @@ METHODS = {
     "take": index.take,
     "take_along_dim": index.take_along_dim,
     "nonzero": index.nonzero,
+    "nonzero_static": index.nonzero_static,
+    "index_reduce": index.index_reduce,
+    "index_reduce_": _inplace_op(index.index_reduce, "index_reduce_"),
+    "isin": compare.isin,
     "argwhere": index.argwhere,
     # sorting (ops/sort.py)
     "sort": sort.sort,
@@ -323,16 +334,26 @@ METHODS = {
 }
 
 
-def _sgn(self: Tensor) -> Tensor:
-    return Tensor._make(self._data.sgn(), None)
-
-
 def _matrix_transposed(self: Tensor) -> Tensor:
     if self._data.dim() < 2:
         raise RuntimeError(
             f"tensor.mT is only supported on matrices or batches of matrices. Got {self._data.dim()}-D tensor."
         )
     return shape.transpose(self, -2, -1)
+
+
+def _conj_transposed(self: Tensor) -> Tensor:
+    if self._data.dim() not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self._data.dim()}-D tensor.")
+    return shape.t(self)
+
+
+def _resize_as_(self: Tensor, other: Tensor) -> Tensor:
+    return _resize_(self, other.shape)
+
+
+def _polygamma(self: Tensor, n: int) -> Tensor:
+    return special.polygamma(n, self)
 
 
 def _adjoint(self: Tensor) -> Tensor:
@@ -355,7 +376,6 @@ def _resize_(self: Tensor, *sizes) -> Tensor:
     return self
 
 
-METHODS["sgn"] = _sgn
 METHODS["resize_"] = _resize_
 #: Elementwise math with a method and an in-place method of the same name (``log1p``, ``log1p_``).
 MATH = [
@@ -393,9 +413,44 @@ MATH = [
     "clamp_min",
     "clamp_max",
 ]
-for _name in MATH:
-    METHODS[_name] = getattr(math, _name)
-    METHODS[_name + "_"] = _inplace_op(getattr(math, _name), _name + "_")
+METHODS["index_put_"] = _inplace_op(views.index_put, "index_put_")
+METHODS["put_"] = _inplace_op(views.put, "put_")
+METHODS["resize_as_"] = _resize_as_
+METHODS["polygamma"] = _polygamma
+METHODS["polygamma_"] = _inplace_op(_polygamma, "polygamma_")
+#: Ops with a method and an in-place method of the same name, by the module that defines them.
+WITH_INPLACE = {
+    math: MATH,
+    special: ["lgamma", "digamma", "erfc", "i0", "sinc", "logit", "xlogy", "igamma", "igammac", "mvlgamma"],
+    pointwise: "addcmul addcdiv copysign deg2rad rad2deg float_power heaviside ldexp nan_to_num nextafter "
+    "true_divide sgn conj_physical".split(),
+    blas: ["addmv", "addr", "addbmm"],
+    statistics: ["renorm"],
+}
+for _module, _names in WITH_INPLACE.items():
+    for _name in _names:
+        METHODS[_name] = getattr(_module, _name)
+        METHODS[_name + "_"] = _inplace_op(getattr(_module, _name), _name + "_")
+for _module, _names in (
+    (
+        pointwise,
+        "angle conj fmax fmin frexp isneginf isposinf isreal logaddexp2 positive resolve_conj resolve_neg "
+        "signbit".split(),
+    ),
+    (blas, ["mv", "kron", "inner", "vdot"]),
+    (
+        views,
+        "as_strided as_strided_scatter diagflat diagonal_scatter dsplit hsplit index_put narrow_copy put ravel "
+        "select_scatter slice_scatter split_with_sizes tensor_split unsafe_chunk unsafe_split vsplit".split(),
+    ),
+    (
+        statistics,
+        "aminmax corrcoef cov cummax cummin diff dist hash_tensor histc histogram logcumsumexp msort nanmean "
+        "nanmedian nanquantile nansum quantile".split(),
+    ),
+):
+    for _name in _names:
+        METHODS[_name] = getattr(_module, _name)
 METHODS["logaddexp"] = math.logaddexp
 for _name in ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "fix"]:
     METHODS[_name] = getattr(math, _name)
@@ -404,7 +459,7 @@ for _name in ["eq", "ne", "lt", "le", "gt", "ge"]:
 for _name in ["greater", "greater_equal", "less", "less_equal", "not_equal"]:
     METHODS[_name] = getattr(compare, _name)
 # creation and random draws
-for _name in ["new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"]:
+for _name in ["new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "new_tensor"]:
     METHODS[_name] = getattr(creation, _name)
 for _name in ["normal_", "uniform_", "bernoulli_", "exponential_", "random_", "geometric_", "cauchy_", "log_normal_"]:
     METHODS[_name] = getattr(random, _name)
@@ -423,5 +478,7 @@ for _name, _method in METHODS.items():
 Tensor.T = property(_transposed)
 Tensor.mT = property(_matrix_transposed)
 Tensor.mH = property(_adjoint)
+Tensor.H = property(_conj_transposed)
+Tensor.real = property(pointwise.real)
 Tensor.__getattr__ = torch_metadata
 del recorded  # imported for its registrations

@@ -115,6 +115,7 @@ def test_sdpa_backward_runs_on_mt_tensors_alike():
 
     class SavedAsMt:
         params = ctx.params
+        needs_input_grad = ctx.needs_input_grad
         saved_tensors = tuple(None if t is None else mt.tensor(t) for t in ctx.saved_tensors)
 
     recomputed = ScaledDotProductAttention.backward(SavedAsMt(), *[mt.tensor(g) for g in grads])
@@ -292,3 +293,13 @@ def test_multihead_attention_parameters_and_init_are_torch_s():
 def test_bad_input_names_the_shapes_and_dtypes(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+def test_sdpa_float_mask_that_requires_grad_gets_torchs_gradient():
+    q, k, v = _qkv()
+    mask = torch.randn(4, 6, dtype=F64)
+    compare_with_torch(
+        lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+        torch.nn.functional.scaled_dot_product_attention,
+        [q, k, v, mask],
+    )

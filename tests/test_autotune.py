@@ -102,6 +102,7 @@ def test_a_new_process_reads_the_choice_from_the_cache_file(clock):
     content = json.loads(tuner.cache_file().read_text())
     assert content["machine"] == tuner.machine()
     tuner.clear()  # as a fresh process: nothing in memory
+    assert "demo ((1, 2), None, True)" in mt.backends.autotune_report()  # the file's choices are listed
     calls = []
     assert tuner.run("demo", ((1, 2), None, True), ("a", "b"), "a", costing(clock, {"a": 2.0, "b": 1.0}, calls)) == "b"
     assert calls == ["b"] and tuner.choices()[0].source == "cache file"
@@ -175,3 +176,24 @@ def test_convolutions_follow_the_faster_layout_and_match_torch_throughout(monkey
     (layout,) = [choice for choice in tuner.choices() if choice.kind == "conv layout"]
     assert layout.picked == winner and layout.key[-1] == (True, False)  # the forward's: keyed apart from backward's
     assert tuner.pending() == 0
+
+
+def test_threads_sharing_a_trial_each_get_a_result_and_one_choice_is_made(clock):
+    import threading
+
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(20):
+                results.append(tuner.run("demo", (7,), ("a", "b"), "a", lambda name: name))
+        except Exception as error:  # noqa: BLE001 (any error fails the test below)
+            errors.append(error)
+
+    workers = [threading.Thread(target=work) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert not errors and len(results) == 80 and set(results) <= {"a", "b"}
+    assert [choice.key for choice in tuner.choices()] == [(7,)] and tuner.pending() == 0

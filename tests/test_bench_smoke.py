@@ -95,3 +95,10 @@ def test_the_kernel_choices_in_force_are_described(monkeypatch):
     monkeypatch.setattr(run.tuner, "_choices", {})
     assert "none made" in run.describe_kernels("tuned")
     assert "autotune off" in run.describe_kernels("fixed") and "MKL" in run.describe_kernels("mkl")
+
+
+def test_the_kernel_settings_are_each_timed_against_torch():
+    from bench import kernels
+
+    ratios = kernels.run("mlp", ["fixed", "mkl"], reps=1, rounds=1)
+    assert set(ratios) == {"fixed", "mkl"} and all(cpu > 0 and wall > 0 for cpu, wall in ratios.values())

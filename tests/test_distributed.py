@@ -272,7 +272,13 @@ def test_a_hung_worker_makes_the_others_fail_once_the_group_times_out(tmp_path):
 def test_train_with_nproc_2_trains_end_to_end_and_only_rank_0_writes(tmp_path, capfd):
     out = tmp_path / "run"
     assert main(["train", "--nproc", "2", "--limit", "256", "--epochs", "1", "--quiet", "--out", str(out)]) == 0
-    assert {p.name for p in out.iterdir()} == {"checkpoint.pt", "metrics.json", "metrics.png", "grad_flow.png"}
+    assert {p.name for p in out.iterdir()} == {
+        "checkpoint.pt",
+        "metrics.json",
+        "metrics.png",
+        "grad_flow.png",
+        "confusion.png",
+    }
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["world_size"] == 2
     assert len(metrics["step_losses"]) == 2  # 256 images, 64 per process and step, 2 processes

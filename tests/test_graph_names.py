@@ -146,6 +146,10 @@ ACCEPTED = {
     ("linalg.svdvals", ""): LINALG_NAME,
     ("linalg.tensorinv", ""): SEVERAL_NODES,
     ("linalg.tensorsolve", ""): SEVERAL_NODES,
+    ("cross", ""): SEVERAL_NODES + " (index, mul, sub, stack)",
+    ("ormqr", ""): SEVERAL_NODES + " (householder_product, mm)",
+    ("svd_lowrank", ""): "the sample's arguments are refused here",
+    ("pca_lowrank", ""): "the sample's arguments are refused here",
     ("nn.functional.pad", "constant"): "one PadBackward0 for every mode and rank",
     ("nn.functional.pad", "reflect"): "one PadBackward0 for every mode and rank",
     ("nn.functional.pad", "replicate"): "one PadBackward0 for every mode and rank",
@@ -169,6 +173,8 @@ ACCEPTED_NAMESPACES = {
     "fft.": "complex tensors never require grad here, and the real transforms record their own nodes "
     "(C2RBackward0, ...) without PyTorch's pad, conj and copy nodes around them",
     "masked.": "masked reductions are compositions of minitorch_rx ops",
+    "linalg.": LINALG_NAME + ", or composed of minitorch_rx ops (decompositions, solvers)",
+    "special.": "special functions named after their Functions, or composed of minitorch_rx ops",
 }
 
 

@@ -183,7 +183,7 @@ def test_constant_ones_and_zeros_fill():
 @pytest.mark.parametrize("shape", [(5,), ()])
 def test_fans_are_undefined_below_two_dimensions(fill, shape):
     with pytest.raises(ValueError, match=FAN_MESSAGE):
-        fill(mt.empty(*shape))
+        fill(mt.empty(shape))
 
 
 def test_kaiming_rejects_an_unknown_mode():

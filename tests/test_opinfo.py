@@ -20,25 +20,10 @@ from tests.opinfo_helpers import check_op, counted_ops, op_id  # noqa: E402
 
 #: op id -> why forward or first-order backward fails today.
 KNOWN_FAILURES = {
-    "div.trunc_rounding": "div has no rounding_mode",
-    "div.floor_rounding": "div has no rounding_mode",
-    "flip": "flip takes no dims= keyword",
-    "nn.functional.normalize": "vector_norm refuses negative p",
-    "nn.functional.pairwise_distance": "vector_norm refuses negative p",
-    "nn.functional.unfold": "unfold backward on an empty batch",
-    "nn.functional.prelu": "prelu refuses a 0-dim input",
-    "nn.functional.batch_norm": "batch_norm refuses a 1-D input",
-    "index_select": "index_select backward on a 0-dim input",
-    "bool": "dtype conversion methods take no memory_format",
-    "double": "dtype conversion methods take no memory_format",
-    "float": "dtype conversion methods take no memory_format",
-    "half": "dtype conversion methods take no memory_format",
-    "int": "dtype conversion methods take no memory_format",
-    "long": "dtype conversion methods take no memory_format",
-    "randint": "randint(high, size) overload",
-    "normal.number_mean": "normal takes no layout=",
-    "take_along_dim": "negative indices",
-    "std.unbiased": "positional unbiased",
+    "cfloat": "complex autograd is out of scope (README): a complex result that requires grad is refused",
+    "cdouble": "complex autograd is out of scope (README): a complex result that requires grad is refused",
+    "chalf": "complex autograd is out of scope (README): a complex result that requires grad is refused",
+    "as_strided_scatter": "torch's gradient for a 0-dim view (size []) is 1 at the element src overwrote; ours is 0",
     "fft.fft": "a complex output: mt has no complex autograd (forward only)",
     "fft.ifft": "a complex output: mt has no complex autograd (forward only)",
     "fft.rfft": "a complex output: mt has no complex autograd (forward only)",
@@ -51,33 +36,20 @@ KNOWN_FAILURES = {
     "fft.ifftn": "a complex output: mt has no complex autograd (forward only)",
     "fft.rfftn": "a complex output: mt has no complex autograd (forward only)",
     "fft.ihfftn": "a complex output: mt has no complex autograd (forward only)",
-    "var.unbiased": "positional unbiased",
-    "nn.functional.scaled_dot_product_attention": "wrong: no gradient to a float attn_mask",
 }
 
 #: op id -> why its second derivative differs from torch's today.
 KNOWN_GRADGRAD_FAILURES = {
-    "nn.functional.adaptive_max_pool3d": "its backward has no recorded equivalent",
-    "nn.functional.conv_transpose1d": "no second derivative with respect to the input",
-    "nn.functional.conv_transpose2d": "no second derivative with respect to the input",
-    "nn.functional.conv_transpose3d": "no second derivative with respect to the input",
-    "nn.functional.group_norm": "double backward on an empty batch",
-    "index_copy": "double backward on a 0-dim input",
-    "index_add": "double backward on a 0-dim input",
-    "prod": "second derivative where torch's is none",
     "nn.functional.ctc_loss": "ctc_loss has no double backward",
     "nn.functional.linear_cross_entropy.chunked": "torch's chunked path has no second derivative; mt's (reference) has",
-    "nn.functional.linear_cross_entropy.chunked_none": "torch's own double backward raises (div with out=)",
-    "masked.prod": "prod's second derivative where torch's is none (as prod above)",
     "masked.logaddexp": "logaddexp's second derivative at a -inf (masked-out) operand: NaN on one side only",
-    "linalg.det": "1x1 matrices: torch's second derivative is none, mt's a rounding residue of an exact 0",
     "linalg.norm": "an empty vector, ord=3.5: torch's second derivative in grad_output is NaN, mt's 0",
     "linalg.norm.subgradients_at_zero": "an empty vector: torch's second derivative in grad_output is NaN, mt's 0",
 }
 
-#: The slowest entries (over a thousand samples each: 40 s of the sweep's 70): every 8th sample
-#: unless ``--runslow``.
-SLOW = {"nn.functional.max_pool1d", "nn.functional.max_pool2d", "nn.functional.max_pool3d"}
+#: The slowest entries (the max pools' thousand-odd samples each, grid_sampler_3d's 3-D second
+#: derivatives: 70 s of the sweep's 150): every 8th sample unless ``--runslow``.
+SLOW = {"nn.functional.max_pool1d", "nn.functional.max_pool2d", "nn.functional.max_pool3d", "grid_sampler_3d"}
 
 OPS = counted_ops()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # torch's own deprecation notes

@@ -435,24 +435,6 @@ class Tensor:
             raise RuntimeError("Invalid device, must be cuda device")
         return self.to(target, non_blocking=non_blocking, memory_format=memory_format)
 
-    def float(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
-        return self.to(torch.float32, memory_format=memory_format)
-
-    def double(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
-        return self.to(torch.float64, memory_format=memory_format)
-
-    def half(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
-        return self.to(torch.float16, memory_format=memory_format)
-
-    def long(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
-        return self.to(torch.int64, memory_format=memory_format)
-
-    def int(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
-        return self.to(torch.int32, memory_format=memory_format)
-
-    def bool(self, memory_format: torch.memory_format = _PRESERVE) -> Tensor:
-        return self.to(torch.bool, memory_format=memory_format)
-
     def type(self, dtype=None):
         """The type name (``'torch.FloatTensor'``), or a copy as ``dtype``: a torch.dtype or a type
         name (torch resolves names and words their errors)."""
@@ -462,3 +444,31 @@ class Tensor:
             like = torch.empty(0, dtype=self._data.dtype, device=self._data.device).type(dtype)
             return self.to(device=like.device, dtype=like.dtype)
         return self.to(dtype)
+
+
+def _conversion(dtype: torch.dtype, name: str) -> Callable:
+    """``t.<name>(memory_format=torch.preserve_format)``: a copy as ``dtype`` (``t`` if it is one)."""
+
+    def convert(self: Tensor, memory_format: torch.memory_format = torch.preserve_format) -> Tensor:
+        return self.to(dtype, memory_format=memory_format)
+
+    convert.__name__ = convert.__qualname__ = name
+    return convert
+
+
+for _name, _dtype in {
+    "float": torch.float32,
+    "double": torch.float64,
+    "half": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "long": torch.int64,
+    "int": torch.int32,
+    "short": torch.int16,
+    "char": torch.int8,
+    "byte": torch.uint8,
+    "bool": torch.bool,
+    "cfloat": torch.complex64,
+    "cdouble": torch.complex128,
+    "chalf": torch.complex32,
+}.items():
+    setattr(Tensor, _name, _conversion(_dtype, _name))

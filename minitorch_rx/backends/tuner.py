@@ -116,14 +116,16 @@ def run(kind: str, key: tuple, candidates: Sequence[str], default: str, compute:
     full = (kind, key, torch.get_num_threads())
     trial = _trials.get(full)
     if trial is None:
-        trial = _trials[full] = _Trial(candidates)
-    name, timed = trial.order.pop()
+        trial = _trials.setdefault(full, _Trial(candidates))
+    try:
+        name, timed = trial.order.pop()
+    except IndexError:  # another thread took the trial's last call: its choice is being made
+        return compute(default)
     start = _clock()
     result = compute(name)
     if timed:
         trial.best[name] = min(trial.best[name], _clock() - start)
-    if not trial.order:
-        del _trials[full]
+    if not trial.order and _trials.pop(full, None) is trial:  # one thread decides
         _decide(full, default, trial.best)
     return result
 
@@ -157,8 +159,10 @@ def clear() -> None:
 
 
 def report() -> str:
-    """The choices made so far, one line each: what was picked, the fixed rule's choice, and the
-    candidates' best times (the ``why``)."""
+    """The choices made so far or read from the cache file, one line each: what was picked, the
+    fixed rule's choice, and the candidates' best times (the ``why``)."""
+    if enabled and not _loaded:
+        _load()
     lines = [f"autotune {'on' if enabled else 'off'}; {machine()}; cache file: {cache_file()}"]
     if not enabled:
         lines.append("every kernel is the fixed rule's choice")

@@ -38,6 +38,7 @@ from ..ops.distance import (
     cosine_similarity,
     normalize,
     pairwise_distance,
+    pdist,
 )
 from ..ops.dropout import (
     alpha_dropout,
@@ -49,6 +50,7 @@ from ..ops.dropout import (
 )
 from ..ops.embedding import (
     embedding,
+    embedding_bag,
     one_hot,
 )
 from ..ops.grid_sample import (
@@ -74,6 +76,7 @@ from ..ops.loss_margin import (
     multi_margin_loss,
     multilabel_margin_loss,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from ..ops.loss_pointwise import (
     binary_cross_entropy,
@@ -124,7 +127,7 @@ from ..ops.pool import (
     max_pool2d,
     max_pool3d,
 )
-from ..ops.shape import pixel_shuffle, pixel_unshuffle
+from ..ops.shape import channel_shuffle, pixel_shuffle, pixel_unshuffle
 from ..ops.unpool import max_unpool1d, max_unpool2d, max_unpool3d
 from ..ops.upsample import (
     interpolate,
@@ -166,6 +169,7 @@ __all__ = [
     "dropout3d",
     "elu",
     "embedding",
+    "embedding_bag",
     "feature_alpha_dropout",
     "fold",
     "fractional_max_pool2d",
@@ -214,7 +218,9 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pdist",
     "pixel_shuffle",
+    "channel_shuffle",
     "pixel_unshuffle",
     "poisson_nll_loss",
     "prelu",
@@ -238,6 +244,7 @@ __all__ = [
     "tanhshrink",
     "threshold",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
     "unfold",
     "upsample",
     "upsample_bilinear",

@@ -87,8 +87,9 @@ class ScaledDotProductAttention(Function):
         dropout_p, scale, groups = ctx.params
         k_all, v_all = _repeat_heads(k, groups), _repeat_heads(v, groups)
         if isinstance(grad_out, Tensor) or isinstance(grad_weights, Tensor):
-            unwrap = [t._data if isinstance(t, Tensor) else t for t in (bias, keep, dropped)]
-            bias, keep, dropped = unwrap
+            keep, dropped = (t._data if isinstance(t, Tensor) else t for t in (keep, dropped))
+            if isinstance(bias, Tensor) and not ctx.needs_input_grad[3]:
+                bias = bias._data
             p = _probabilities(q, k_all, bias, keep, scale)
         elif p is None:  # not kept by forward (weights not an output): recomputed
             p = _probabilities(q, k_all, bias, keep, scale)
@@ -104,14 +105,19 @@ class ScaledDotProductAttention(Function):
             grad_p = grad_p + grad_weights
         if survive is not None:
             grad_p = grad_p * survive
-        if isinstance(grad_p, torch.Tensor) and grad_p.shape == p.shape:  # first order: in place, no temporaries
+        grad_bias = None
+        if ctx.needs_input_grad[3]:  # a float mask that requires grad: the scores' gradient before scaling
+            grad_bias = p * (grad_p - (grad_p * p).sum(-1, keepdim=True))
+            grad_scores = grad_bias * scale
+            grad_bias = _reduce_to(grad_bias, bias.shape)
+        elif isinstance(grad_p, torch.Tensor) and grad_p.shape == p.shape:  # first order: in place, no temporaries
             grad_scores = grad_p.sub_((grad_p * p).sum(-1, keepdim=True)).mul_(p).mul_(scale)
         else:
             grad_scores = p * (grad_p - (grad_p * p).sum(-1, keepdim=True)) * scale
         grad_q = grad_scores.matmul(k_all)
         grad_k = _sum_groups(grad_scores.transpose(-2, -1).matmul(q), groups)
         grad_q, grad_k, grad_v = _reduce_to(grad_q, q.shape), _reduce_to(grad_k, k.shape), _reduce_to(grad_v, v.shape)
-        return grad_q, grad_k, grad_v, None, None, None, None, None, None
+        return grad_q, grad_k, grad_v, grad_bias, None, None, None, None, None
 
 
 def _dtype_word(dtype: torch.dtype) -> str:
@@ -176,7 +182,7 @@ def scaled_dot_product_attention(
     ``(..., L, S)``: bool (True takes part) or float (added to the scores); ``is_causal`` masks
     the upper triangle instead (not both). A query with every key masked gives zeros. With
     ``enable_gqa`` key/value may have fewer heads (dim -3) than the query, a divisor of them.
-    The mask gets no gradient.
+    A float mask that requires grad gets its gradient (that of the scores).
 
     >>> import minitorch_rx as mt
     >>> q = k = v = mt.randn(2, 4, 3, 8)
@@ -236,5 +242,7 @@ def scaled_dot_product_attention(
                 f"attention scores' shape {list(scores)} (batch..., L={length}, S={source})"
             ) from None
     bias, keep = attention_bias(mask, is_causal, length, source, q)
+    if isinstance(attn_mask, Tensor) and attn_mask.requires_grad and keep is None and mask.dtype == q.dtype:
+        bias = attn_mask  # a float mask that requires grad: an input of the op, so it gets its gradient
     out, _ = attention(query, key, value, bias, keep, dropout_p, scale, groups, need_weights=False)
     return out

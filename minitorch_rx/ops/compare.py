@@ -152,3 +152,11 @@ def equal(input: Tensor, other: Tensor) -> bool:
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     input = tensor_arg(input, "count_nonzero")
     return Tensor._make(torch.count_nonzero(_data(input), dim), None)
+
+
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each of ``elements`` is among ``test_elements`` (either may be a number); no gradient."""
+    if not isinstance(elements, TENSOR_TYPES) and not isinstance(test_elements, TENSOR_TYPES):
+        raise not_a_tensor("isin", elements, "elements")
+    out = torch.isin(_data(elements), _data(test_elements), assume_unique=assume_unique, invert=invert)
+    return Tensor._make(out, None)

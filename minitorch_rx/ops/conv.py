@@ -69,7 +69,7 @@ def _col2im_rows(
     out = cols.new_zeros(n, channels, *padded)
     blocks = cols.reshape(n, channels, *kernel, *out_size)
     scatter = columns.Col2im(kernel, dilation, stride, out_size, padded)
-    for start, stop in columns.batch_slices(n, cols[0].numel()):
+    for start, stop in columns.batch_slices(n, math.prod(cols.shape[1:])):
         scatter(blocks[start:stop], out[start:stop])
     return columns.crop(out, pads)
 
@@ -78,13 +78,19 @@ def _col2im_rows(
 class Unfold(Function):
     @staticmethod
     def forward(ctx, x, kernel, dilation, pads, stride, out_size, batched):
-        ctx.args = (x.shape[-len(kernel) :], kernel, dilation, pads, stride, batched)
+        ctx.args = (x.shape[-len(kernel) :], kernel, dilation, pads, stride, tuple(out_size), batched)
         cols = _im2col_rows(x if batched else x.unsqueeze(0), kernel, dilation, pads, stride, out_size)
         return cols if batched else cols.squeeze(0)
 
     @staticmethod
     def backward(ctx, grad):
-        size, kernel, dilation, pads, stride, batched = ctx.args
+        size, kernel, dilation, pads, stride, out_size, batched = ctx.args
+        padded = [s + before + after for s, (before, after) in zip(size, pads, strict=True)]
+        fitting = tuple(_num_blocks(padded, kernel, dilation, stride))
+        if out_size != fitting:  # fewer windows than fit (conv_transpose's output_padding): the rest get none
+            lead = grad.shape[:-1]
+            widths = [w for have, want in reversed(list(zip(out_size, fitting))) for w in (0, want - have)]
+            grad = torch.nn.functional.pad(grad.reshape(*lead, *out_size), widths).reshape(*lead, -1)
         return call(Fold, grad, size, kernel, dilation, pads, stride, batched), None, None, None, None, None, None
 
 

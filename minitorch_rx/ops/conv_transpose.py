@@ -28,9 +28,8 @@ class ConvTransposeNd(Function):
     """``y = col2im(w.T @ x) + b``; ``dx = correlate(dy, w)``, ``dw = x @ im2col(dy).T``, ``db = sum(dy)``."""
 
     @staticmethod
-    def forward(ctx, x, weight, bias, stride, pads, dilation, groups, out_size, batched):
-        if not batched:
-            x = x.unsqueeze(0)
+    def forward(ctx, input, weight, bias, stride, pads, dilation, groups, out_size, batched):
+        x = input if batched else input.unsqueeze(0)
         n, in_channels, *in_size = x.shape
         kernel = tuple(weight.shape[2:])
         out_channels = weight.shape[1] * groups
@@ -51,7 +50,8 @@ class ConvTransposeNd(Function):
         if bias is not None:
             y += bias.view(1, out_channels, *(1,) * len(kernel))
         need_x, need_w = ctx.needs_input_grad[:2]
-        ctx.save_for_backward(x if need_w else None, weight if need_x else None)
+        # The input itself, not its batched view: under create_graph it is then the recorded input.
+        ctx.save_for_backward(input if need_w else None, weight if need_x else None)
         ctx.meta = (tuple(in_size), pads, dilation, stride, groups, weight.shape, batched)
         return y if batched else y.squeeze(0)
 
@@ -76,6 +76,8 @@ class ConvTransposeNd(Function):
             if not batched:
                 grad_x = grad_x.squeeze(0)
         if need_w:
+            if not batched:
+                x = x.unsqueeze(0)
             n, in_channels = x.shape[:2]
             positions = math.prod(in_size)
             if recorded:

@@ -17,7 +17,8 @@ from .dims import normalize_dim
 
 
 class VectorNorm(Function):
-    """``||x||_p`` along ``dim`` (``keepdim`` as asked), for any ``p > 0`` including ``inf``."""
+    """``||x||_p`` along ``dim`` (``keepdim`` as asked), for any ``p`` including ``0`` (the count of
+    non-zero elements) and ``-inf``/``inf`` (the smallest/largest magnitude)."""
 
     @staticmethod
     def forward(ctx, x, p, dim, keepdim):
@@ -32,6 +33,8 @@ class VectorNorm(Function):
         p, dim, keepdim = ctx.options
         if not keepdim:
             grad, norm = grad.unsqueeze(dim), norm.unsqueeze(dim)
+        if p == 0:  # the count of non-zero elements: a zero gradient
+            return grad * 0 * x, None, None, None
         nonzero = x != 0
         sign = (x / x.abs()).where(nonzero, 0.0)
         if p == 1:
@@ -51,8 +54,6 @@ def vector_norm(input: Tensor, p: float = 2.0, dim: int = -1, keepdim: bool = Fa
     """The ``p``-norm of ``input`` along one ``dim``; differentiable (0 gradient at a zero vector)."""
     if not isinstance(p, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(p).__name__}")
-    if p <= 0:
-        raise ValueError(f"vector_norm: p must be positive here, got {p}")
     if autocast_state.active:
         (input,) = to_float32_on_gpu(input)
     return VectorNorm.apply(input, float(p), normalize_dim(dim, input._data.dim()), keepdim)
@@ -121,3 +122,16 @@ def _clamped_norm(x: Tensor, dim: int, eps: float) -> Tensor:
     norm = vector_norm(x, 2.0, dim, keepdim=True)
     lift = norm._data.clamp(min=eps) - norm._data
     return norm + lift
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The ``p``-norm distances between each pair of rows of a 2-D ``input`` (the upper triangle of
+    ``cdist(input, input)``, row-major), as one 1-D tensor."""
+    input = tensor_arg(input, "pdist")
+    if input._data.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input._data.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    rows, cols = torch.triu_indices(input.shape[0], input.shape[0], 1, device=input._data.device)
+    difference = input[rows] - input[cols]
+    return VectorNorm.apply(difference, float(p), 1, False)

@@ -388,8 +388,9 @@ def sub(input, other, *, alpha=1) -> Tensor:
     return binary(op, input, other if alpha == 1 else other * alpha)
 
 
-def rsub(input, other) -> Tensor:
-    return binary(Sub if isinstance(other, Tensor) else _Rsub, other, input)
+def rsub(input, other, *, alpha=1) -> Tensor:
+    """``other - alpha * input``."""
+    return binary(Sub if isinstance(other, Tensor) else _Rsub, other, input if alpha == 1 else input * alpha)
 
 
 def mul(input, other) -> Tensor:

@@ -184,3 +184,68 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         )
     out = torch.zeros(*ids.shape, num_classes, dtype=torch.int64, device=ids.device)
     return Tensor._make(out.scatter_(-1, ids.unsqueeze(-1), 1), None)
+
+
+def embedding_bag(
+    input: Tensor,
+    weight: Tensor,
+    offsets: Tensor | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> Tensor:
+    """The sums, means or maxima of bags of ``weight``'s rows: each row of a 2-D ``input`` is a bag,
+    or a 1-D ``input`` is cut into bags at ``offsets``. Entries equal to ``padding_idx`` are left
+    out; an empty bag gives zeros. Composed of ``embedding`` and ``index_add``/``scatter_reduce``."""
+    from .index import index_add, scatter_reduce
+
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
+    if scale_grad_by_freq and mode == "max":
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            f"embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
+            f"mode='sum' (got mode='{mode}'). Please open a feature request on GitHub."
+        )
+    ids = tensor_arg(input, "embedding_bag")._data
+    weight = tensor_arg(weight, "embedding_bag", "weight", 2)
+    if ids.dim() == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                "fixed length sequences."
+            )
+        bags = ids.shape[0]
+        bag_of = torch.arange(bags, device=ids.device).repeat_interleave(ids.shape[1])
+        ids = ids.reshape(-1)
+    else:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        starts = offsets._data if isinstance(offsets, Tensor) else offsets
+        if include_last_offset:
+            starts = starts[:-1]
+        bags = starts.numel()
+        bag_of = torch.bucketize(torch.arange(ids.numel(), device=ids.device), starts, right=True) - 1
+    num_embeddings = weight.shape[0]
+    if padding_idx is not None:
+        padding_idx %= num_embeddings
+    rows = embedding(Tensor._make(ids, None), weight, None, max_norm, norm_type, scale_grad_by_freq)
+    keep = torch.ones_like(ids, dtype=torch.bool) if padding_idx is None else ids != padding_idx
+    if per_sample_weights is not None:
+        rows = rows * tensor_arg(per_sample_weights, "embedding_bag", "per_sample_weights").reshape(-1, 1)
+    rows, bag_of = rows[Tensor._make(keep, None)], bag_of[keep]
+    zeros = Tensor._make(weight._data.new_zeros(bags, weight.shape[1]), None)
+    if mode == "max":
+        index = Tensor._make(bag_of.unsqueeze(1).expand(-1, weight.shape[1]).contiguous(), None)
+        return scatter_reduce(zeros, 0, index, rows, "amax", include_self=False)
+    total = index_add(zeros, 0, Tensor._make(bag_of, None), rows)
+    if mode == "sum":
+        return total
+    counts = torch.bincount(bag_of, minlength=bags).clamp(min=1).to(weight.dtype).unsqueeze(1)
+    return total / Tensor._make(counts, None)

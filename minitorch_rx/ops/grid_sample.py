@@ -249,3 +249,15 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
     base = base.reshape(1, -1, nd + 1).expand(n, -1, -1)
     grid = operand(base, None).matmul(theta.transpose(1, 2))
     return grid.reshape(n, *spatial, nd)
+
+
+_MODES = ("bilinear", "nearest", "bicubic")
+_PADDINGS = ("zeros", "border", "reflection")
+
+
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool):
+    """``grid_sample`` with its modes as torch's enum values (``torch.grid_sampler_2d/3d``)."""
+    return grid_sample(input, grid, _MODES[interpolation_mode], _PADDINGS[padding_mode], align_corners)
+
+
+grid_sampler_2d = grid_sampler_3d = grid_sampler

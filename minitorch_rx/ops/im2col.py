@@ -20,8 +20,11 @@ zero-padded input, and col2im adds them back one spatial dim at a time. Three co
   with few channels or large images (2 GB/s).
 
 Ungrouped products go through ``linear.product``: oneDNN's matmul for float32 on CPU, MKL's
-otherwise (``mt.backends.autotune`` picks by measurement). What each layout and choice measured,
-and what was tried and not kept: docs/performance.md.
+otherwise. Which layout and batch-slice size a correlation uses: the fixed rules
+(``use_row_shift``, ``use_channels_last``, ``CHUNK_ELEMENTS``), or under ``mt.backends.autotune``
+(CPU only) whichever layout that can compute it ran fastest in its first calls on this machine,
+then whichever of ``CHUNK_ELEMENTS`` and ``SLICE_CHUNKS`` (``backends.tuner``). What each layout
+and choice measured, and what was tried and not kept: docs/performance.md.
 """
 
 from __future__ import annotations

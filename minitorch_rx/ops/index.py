@@ -235,6 +235,26 @@ def scatter_reduce_(
     return input
 
 
+def index_reduce(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True
+) -> Tensor:
+    """``input`` with the slices of ``source`` along ``dim`` reduced into slices ``index`` (``reduce``:
+    prod, mean, amax, amin): ``scatter_reduce`` with ``index`` spread over ``source``'s shape."""
+    input = _check("index_reduce", input, index)
+    source = tensor_arg(source, "index_reduce", "source", 4)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    positions = _raw(index)
+    if source.dim():
+        dim = dim % source.dim()
+        shape = [1] * source.dim()
+        shape[dim] = positions.numel()
+        positions = positions.reshape(shape).expand(source.shape)
+    else:
+        positions = positions.reshape(())
+    return ScatterReduce.apply(input, dim, positions, source, reduce, include_self)
+
+
 # ------------------------------------------------------------------ index_*
 class IndexSelect(Function):
     @staticmethod
@@ -251,9 +271,9 @@ class IndexSelect(Function):
 
 
 def _selected_shape(shape: torch.Size, dim: int, index: torch.Tensor) -> tuple:
-    """The shape ``index_select(dim, index)`` gives a tensor of ``shape`` (a 0-dim one gives 1-D)."""
+    """The shape ``index_select(dim, index)`` gives a tensor of ``shape`` (a 0-dim one stays 0-dim)."""
     if not shape:
-        return (index.numel(),)
+        return ()
     sizes = list(shape)
     sizes[dim] = index.numel()
     return tuple(sizes)
@@ -488,8 +508,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     index = _raw(indices)
     if index.dtype != torch.long:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {_type_name(index)}")
-    if dim is None:
-        return gather(reshape(input, -1), 0, index.reshape(-1))
+    if dim is None:  # negative indices count from the end, as torch's
+        index = index.reshape(-1)
+        return gather(reshape(input, -1), 0, torch.where(index < 0, index + input._data.numel(), index))
     ndim = input._data.dim()
     if ndim != index.dim():
         raise RuntimeError(
@@ -501,6 +522,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     shape = list(torch.broadcast_shapes(torch.Size(sizes), index.shape))
     index = index.expand(shape)
     shape[dim] = input._data.shape[dim]
+    index = torch.where(index < 0, index + shape[dim], index)
     return gather(expand(input, shape), dim, index)
 
 
@@ -514,6 +536,12 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, 
     if as_tuple:
         return tuple(Tensor._make(t, None) for t in torch.nonzero(_raw(input), as_tuple=True))
     return Tensor._make(torch.nonzero(_raw(input)), None)
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero`` padded with ``fill_value`` (or cut) to ``size`` rows."""
+    input = _check("nonzero_static", input)
+    return Tensor._make(torch.nonzero_static(_raw(input), size=size, fill_value=fill_value), None)
 
 
 def argwhere(input: Tensor) -> Tensor:

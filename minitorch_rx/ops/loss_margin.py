@@ -251,3 +251,31 @@ def triplet_margin_loss(
     if swap:
         distance_negative = minimum(distance_negative, pairwise_distance(positive, negative, p, eps))
     return reduce_loss((margin + distance_positive - distance_negative).clamp(min=0), reduction_enum)
+
+
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function=None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` any differentiable
+    ``distance_function`` (``pairwise_distance`` by default); ``swap`` as in ``triplet_margin_loss``."""
+    reduction_enum = _reduction(reduction)
+    if margin <= 0:
+        raise ValueError(
+            f"triplet_margin_with_distance_loss: expected margin to be greater than 0, got {margin} instead"
+        )
+    anchor, positive, negative = _check_three(
+        "triplet_margin_with_distance_loss", ("anchor", "positive", "negative"), anchor, positive, negative
+    )
+    distance = pairwise_distance if distance_function is None else distance_function
+    distance_positive = distance(anchor, positive)
+    distance_negative = distance(anchor, negative)
+    if swap:
+        distance_negative = minimum(distance_negative, distance(positive, negative))
+    return reduce_loss((margin + distance_positive - distance_negative).clamp(min=0), reduction_enum)

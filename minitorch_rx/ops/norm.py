@@ -168,6 +168,10 @@ def batch_norm(
     """
     input = tensor_arg(input, "batch_norm")
     size = input._data.shape
+    if input._data.numel() == 0:  # torch's fast path for an empty input (of any rank): no statistics
+        out = input.clone()
+        out = out if weight is None else out * tensor_arg(weight, "batch_norm", "weight", 4)[0]
+        return out if bias is None else out + tensor_arg(bias, "batch_norm", "bias", 5)[0]
     if len(size) < 2:
         raise ValueError(f"expected at least 2D input (got {len(size)}D input)")
     if training and size[0] * math.prod(size[2:]) == 1:
@@ -309,11 +313,12 @@ def _group_norm_gradients(
     shape = x.shape
     n, channels = shape[:2]
     per_channel = (channels,) + (1,) * (len(shape) - 2)
-    grouped = x.reshape(n, groups, -1)
+    per_group = channels // groups * math.prod(shape[2:])  # explicit: -1 is ambiguous for an empty batch
+    grouped = x.reshape(n, groups, per_group)
     centered = grouped - grouped.mean(-1, keepdim=True)
     rstd = 1 / ((centered * centered).mean(-1, keepdim=True) + eps).sqrt()
     x_hat = centered * rstd
-    g = (grad if weight is None else grad * weight.view(per_channel)).reshape(n, groups, -1)
+    g = (grad if weight is None else grad * weight.view(per_channel)).reshape(n, groups, per_group)
     grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True))
     reduce_dims = (0, *range(2, len(shape)))
     grad_weight = None if weight is None else (grad * x_hat.reshape(shape)).sum(reduce_dims)
@@ -418,3 +423,39 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         squares = pad(squares.view(sizes[0], 1, sizes[1], sizes[2], -1), (0, 0, 0, 0, size // 2, (size - 1) // 2))
         div = avg_pool3d(squares, (size, 1, 1), stride=1).squeeze(1).view(sizes)
     return input / (div * alpha + k) ** beta
+
+
+# ------------------------------------------------------------------ torch.native_*: the output and its statistics
+def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None, bias: Tensor | None, eps: float):
+    """``(layer_norm(...), mean, rstd)``, the statistics over the normalized dims (kept as size 1);
+    as torch's, the statistics carry no gradient."""
+    input = tensor_arg(input, "native_layer_norm")
+    out = layer_norm(input, normalized_shape, weight, bias, eps)
+    _, mean, rstd = torch.native_layer_norm(input._data, list(normalized_shape), None, None, eps)
+    return out, Tensor._make(mean, None), Tensor._make(rstd, None)
+
+
+def native_group_norm(input: Tensor, weight, bias, N: int, C: int, HxW: int, group: int, eps: float):
+    """``(group_norm(...), mean, rstd)``, the statistics per sample and group (``(N, group)``), all
+    differentiable (composed of recorded ops)."""
+    input = tensor_arg(input, "native_group_norm")
+    grouped = input.reshape(N, group, C // group * HxW)
+    mean = grouped.mean(-1)
+    centered = grouped - mean.unsqueeze(-1)
+    rstd = 1 / ((centered * centered).mean(-1) + eps).sqrt()
+    return group_norm(input, group, weight, bias, eps), mean, rstd
+
+
+def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, training: bool, momentum, eps):
+    """``(batch_norm(...), save_mean, save_invstd)``: the batch's statistics in training (empty in
+    evaluation); as torch's, the statistics carry no gradient."""
+    input = tensor_arg(input, "native_batch_norm")
+    data = input._data
+    if training:
+        dims = [d for d in range(data.dim()) if d != 1]
+        mean = data.mean(dims)
+        invstd = 1 / (data.var(dims, unbiased=False) + eps).sqrt()
+    else:
+        mean = invstd = data.new_empty(0)
+    out = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    return out, Tensor._make(mean, None), Tensor._make(invstd, None)

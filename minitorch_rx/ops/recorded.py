@@ -240,7 +240,7 @@ def _max_pool_backward(nd: int):
 
 
 recorded_equivalent(aten.max_pool2d_with_indices_backward, aten.adaptive_max_pool2d_backward)(_max_pool_backward(2))
-recorded_equivalent(aten.max_pool3d_with_indices_backward)(_max_pool_backward(3))
+recorded_equivalent(aten.max_pool3d_with_indices_backward, aten.adaptive_max_pool3d_backward)(_max_pool_backward(3))
 
 
 def _padding_backward(mode: str, torch_kernel):

@@ -297,6 +297,27 @@ def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return input
 
 
+def squeeze_(input: Tensor, dim: int | tuple | None = None) -> Tensor:
+    """``input`` itself with size-1 dims removed in place (as ``transpose_``: its history becomes a squeeze)."""
+    input = tensor_arg(input, "squeeze_")
+    if _recording(input, ()):
+        input._node, input._out_nr = squeeze(input, dim)._node, 0
+    if dim is None:
+        input._data.squeeze_()
+    else:
+        input._data.squeeze_(dim)
+    return input
+
+
+def unsqueeze_(input: Tensor, dim: int) -> Tensor:
+    """``input`` itself with a size-1 dim inserted in place (as ``transpose_``)."""
+    input = tensor_arg(input, "unsqueeze_")
+    if _recording(input, ()):
+        input._node, input._out_nr = unsqueeze(input, dim)._node, 0
+    input._data.unsqueeze_(dim)
+    return input
+
+
 def t_(input: Tensor) -> Tensor:
     input = tensor_arg(input, "t_")
     if input._data.dim() > 2:
@@ -580,3 +601,21 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     x = view(input, *batch, channels, height // r, r, width // r, r)
     x = permute(x, *range(nb), nb, nb + 2, nb + 4, nb + 1, nb + 3)
     return reshape(x, *batch, channels * r * r, height // r, width // r)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """The channels (dim 1) of ``(N, C, *)`` regrouped: ``C = groups * k`` read as ``(groups, k)``
+    and transposed to ``(k, groups)``."""
+    input = tensor_arg(input, "channel_shuffle")
+    if input._data.dim() < 3:
+        raise RuntimeError(
+            "channel_shuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input._data.dim()} dimension(s)"
+        )
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    grouped = reshape(input, (n, groups, c // groups, *rest))
+    return reshape(transpose(grouped, 1, 2), (n, c, *rest))
