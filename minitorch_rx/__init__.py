@@ -238,9 +238,7 @@ from .ops.linalg_composite import (
     lu_unpack,
     matrix_power,
     ormqr,
-    pca_lowrank,
     pinverse,
-    svd_lowrank,
     triangular_solve,
 )
 from .ops.linalg_composite import torch_cholesky as cholesky

@@ -4629,6 +4629,13 @@ CASES += [
         "linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got 1",
     ),
     case(
+        "mt.linalg.matrix_norm",
+        "an unsupported order",
+        lambda: mt.linalg.matrix_norm(x(3, 3), 3),
+        RuntimeError,
+        "linalg.matrix_norm: Order 3 not supported.",
+    ),
+    case(
         "mt.linalg.norm",
         "an ord over a 3-D input",
         lambda: mt.linalg.norm(x(2, 2, 2), 2),

@@ -7,7 +7,7 @@ import math
 import torch
 
 from ..autograd.tensor import Tensor
-from ..ops.constants import check_number
+from ..ops.constants import check_number, tensor_arg
 from ..ops.loss_pointwise import legacy_reduction
 from . import functional as F
 from .linear import Linear
@@ -273,8 +273,14 @@ class LinearCrossEntropyLoss(_WeightedLoss):
         label_smoothing: float = 0.0,
         options=None,
     ) -> None:
+        weight = tensor_arg(weight, "LinearCrossEntropyLoss", "weight", optional=True)
         if weight is not None and tuple(weight.shape) != (num_classes,):
             raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        check_number(label_smoothing, "LinearCrossEntropyLoss", "label_smoothing")
+        if not isinstance(out_features, (tuple, list)) or not all(
+            isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in out_features
+        ):
+            raise TypeError(f"LinearCrossEntropyLoss(): out_features must be a tuple of ints, not {out_features!r}")
         if label_smoothing < 0 or label_smoothing > 1.0:
             raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
         super().__init__(weight, None, None, reduction)

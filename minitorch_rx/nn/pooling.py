@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..autograd.tensor import Tensor
+from ..ops.constants import check_number
 from . import functional as F
 from ._tuples import _ntuple, _single
 from .module import Module
@@ -301,6 +302,8 @@ class _FractionalMaxPoolNd(Module):
         self.register_buffer("_random_samples", _random_samples)
         self.output_size = _ntuple(self._n)(output_size) if output_size is not None else None
         self.output_ratio = _ntuple(self._n)(output_ratio) if output_ratio is not None else None
+        for ratio in self.output_ratio or ():
+            check_number(ratio, name, "output_ratio")
         if output_size is None and output_ratio is None:
             raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
         if output_size is not None and output_ratio is not None:

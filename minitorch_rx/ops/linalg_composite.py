@@ -293,7 +293,8 @@ def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=
 
 def torch_qr(input: Tensor, some: bool = True, *, out=None):
     """``torch.qr``: ``linalg.qr`` with ``mode='reduced'`` (``'complete'`` when ``some=False``)."""
-    return torch.return_types.qr(qr(input, mode="reduced" if some else "complete"))
+    Q, R = qr(input, mode="reduced" if some else "complete")
+    return torch.return_types.linalg_qr((Q, R))  # fields Q and R, as torch.qr's result
 
 
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False, unitriangular: bool = False):
@@ -354,59 +355,3 @@ def torch_cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=Non
         shape = torch.broadcast_shapes(input.shape, other.shape)
         dim = next(i for i, size in enumerate(shape) if size == 3)
     return cross(input, other, dim=dim)
-
-
-def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
-    """Orthonormal columns spanning ``A - M``'s dominant range: a random projection (torch's
-    generator) and ``niter`` subspace iterations (Halko et al. 2009, as PyTorch's)."""
-    R = _constant(torch.randn(A.shape[-1], q, dtype=A.dtype, device=A.device))
-
-    def times(X, Y, Z=None):
-        return matmul(X, Y) if Z is None else matmul(X, Y) - matmul(Z, Y)
-
-    Q = qr(times(A, R, M)).Q
-    for _ in range(niter):
-        Q = qr(times(A.mT, Q, None if M is None else M.mT)).Q
-        Q = qr(times(A, Q, M)).Q
-    return Q
-
-
-def _svd_lowrank(A: Tensor, q: int | None, niter: int, M: Tensor | None):
-    q = 6 if q is None else q
-    m, n = A.shape[-2], A.shape[-1]
-    if M is not None:
-        M = M.broadcast_to(A.shape)
-    if m < n:  # the algorithm assumes a tall matrix
-        A = A.mT
-        M = None if M is None else M.mT
-    Q = _approximate_basis(A, q, niter, M)
-    B = matmul(Q.mT, A)
-    if M is not None:
-        B = B - matmul(Q.mT, M)
-    U, S, Vh = svd(B, full_matrices=False)
-    U, V = matmul(Q, U), Vh.mT
-    return (V, S, U) if m < n else (U, S, V)
-
-
-def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None):
-    """``(U, S, V)``: an approximate rank-``q`` SVD of ``A - M`` by randomized subspace iteration
-    (``niter`` rounds), differentiable through its QR and SVD steps; draws from torch's generator."""
-    A = tensor_arg(A, "svd_lowrank", "A")
-    M = tensor_arg(M, "svd_lowrank", "M", 4, optional=True)
-    return _svd_lowrank(A, q, 2 if niter is None else niter, M)
-
-
-def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
-    """``(U, S, V)``: the principal components of ``A`` (centred over its rows unless ``center=False``)
-    from ``svd_lowrank`` with ``q = min(6, m, n)`` by default."""
-    A = tensor_arg(A, "pca_lowrank", "A")
-    m, n = A.shape[-2], A.shape[-1]
-    if q is None:
-        q = min(6, m, n)
-    elif not (q >= 0 and q <= min(m, n)):
-        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
-    if not (niter >= 0):
-        raise ValueError(f"niter(={niter}) must be non-negative integer")
-    if not center:
-        return _svd_lowrank(A, q, niter, None)
-    return _svd_lowrank(A - A.mean(-2, keepdim=True), q, niter, None)

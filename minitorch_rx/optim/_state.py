@@ -12,7 +12,14 @@ from ..ops.constants import check_number
 from .adam import _step_tensor
 from .optimizer import Optimizer, check_lr, params_with_grad
 
-__all__ = ["PerParameterOptimizer", "check_adam_arguments", "check_numbers", "scalar_tensor", "steps_as_tensors"]
+__all__ = [
+    "PerParameterOptimizer",
+    "check_adam_arguments",
+    "check_numbers",
+    "check_pair",
+    "scalar_tensor",
+    "steps_as_tensors",
+]
 
 
 class PerParameterOptimizer(Optimizer):
@@ -94,3 +101,13 @@ def check_adam_arguments(owner: str, lr: float, eps: float, betas: tuple[float, 
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
     if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def check_pair(owner: str, name: str, value: object, first_optional: bool = False) -> None:
+    """A pair of numbers (``betas``, ``etas``, ``step_sizes``; Adafactor's ``eps`` may start with
+    None), or a TypeError naming it, before any range check compares them."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"{owner}(): argument '{name}' must be a pair of floats, not {value!r}")
+    for i, item in enumerate(value):
+        if not (first_optional and i == 0 and item is None):
+            check_number(item, owner, f"{name}[{i}]")

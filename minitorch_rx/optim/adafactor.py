@@ -7,7 +7,7 @@ from typing import Any
 import torch
 
 from ..autograd.tensor import Tensor
-from ._state import PerParameterOptimizer, check_numbers
+from ._state import PerParameterOptimizer, check_numbers, check_pair
 from .optimizer import ParamsT, scalar_lr
 
 
@@ -43,9 +43,10 @@ class Adafactor(PerParameterOptimizer):
     ) -> None:
         if isinstance(lr, (torch.Tensor, Tensor)) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
+        if isinstance(lr, (int, float, torch.Tensor, Tensor)) and not isinstance(lr, bool) and not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
         check_numbers("Adafactor", lr, beta2_decay=beta2_decay, d=d, weight_decay=weight_decay)
+        check_pair("Adafactor", "eps", eps, first_optional=True)
         if not 0.0 >= beta2_decay:
             raise ValueError(f"beta2_decay should be <= 0 but is: {beta2_decay}")
         if eps[0] is not None and not 0.0 <= eps[0]:

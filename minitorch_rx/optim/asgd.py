@@ -7,7 +7,7 @@ from typing import Any
 import torch
 
 from ..autograd.tensor import Tensor
-from ._state import PerParameterOptimizer, check_numbers, scalar_tensor
+from ._state import PerParameterOptimizer, check_numbers, check_pair, scalar_tensor
 from .optimizer import ParamsT, scalar_lr
 
 
@@ -124,6 +124,8 @@ class Rprop(PerParameterOptimizer):
         differentiable: bool = False,
     ) -> None:
         check_numbers("Rprop", lr)
+        check_pair("Rprop", "etas", etas)
+        check_pair("Rprop", "step_sizes", step_sizes)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = {

@@ -8,6 +8,8 @@ from typing import Any
 import torch
 
 from ..autograd.tensor import Tensor
+from ..ops.constants import check_number
+from ._state import check_numbers
 from .optimizer import Optimizer, ParamsT, check_lr, params_with_grad
 
 EPS = 1e-7
@@ -41,9 +43,11 @@ class Muon(Optimizer):
     ) -> None:
         if isinstance(lr, (torch.Tensor, Tensor)) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
+        if isinstance(lr, (int, float, torch.Tensor, Tensor)) and not isinstance(lr, bool) and not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
         check_lr(lr)
+        check_numbers("Muon", lr, weight_decay=weight_decay, momentum=momentum, eps=eps)
+        check_number(ns_steps, "Muon", "ns_steps", integer=True)
         if not 0.0 <= momentum:
             raise ValueError(f"momentum should be >= 0 but is: {momentum}")
         if not 0.0 <= weight_decay:

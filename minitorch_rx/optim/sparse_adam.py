@@ -7,6 +7,8 @@ from typing import Any
 
 import torch
 
+from ..ops.constants import check_number
+from ._state import check_pair
 from .optimizer import Optimizer, ParamsT, check_lr, params_with_grad, scalar_lr
 
 
@@ -26,6 +28,8 @@ class SparseAdam(Optimizer):
         maximize: bool = False,
     ) -> None:
         check_lr(lr)
+        check_number(eps, "SparseAdam", "eps")
+        check_pair("SparseAdam", "betas", betas)
         if not 0.0 < lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < eps:
