@@ -113,8 +113,6 @@ ACCEPTED = {
     ("linalg.cross", ""): SEVERAL_NODES,
     ("linalg.matrix_sqrth", ""): SEVERAL_NODES,
     ("linalg.polar", ""): SEVERAL_NODES,
-    ("ormqr", ""): SEVERAL_NODES,
-    ("cross", ""): SEVERAL_NODES,
     ("linalg.det", ""): LINALG_NAME,
     ("linalg.cholesky", ""): LINALG_NAME,
     ("linalg.cholesky_ex", ""): LINALG_NAME,
