@@ -12,7 +12,7 @@ from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .autocast import state as autocast_state
 from .autocast import to_float32_on_gpu
-from .constants import tensor_arg
+from .constants import check_number, tensor_arg
 from .dims import normalize_dim
 
 
@@ -128,6 +128,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The ``p``-norm distances between each pair of rows of a 2-D ``input`` (the upper triangle of
     ``cdist(input, input)``, row-major), as one 1-D tensor."""
     input = tensor_arg(input, "pdist")
+    check_number(p, "pdist", "p")
     if input._data.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input._data.dim()}D")
     if p < 0:

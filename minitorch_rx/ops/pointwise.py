@@ -9,6 +9,7 @@ Derivatives are PyTorch's (``derivatives.yaml``), or the op is an exact composit
 from __future__ import annotations
 
 import math
+import numbers
 
 import torch
 
@@ -137,6 +138,8 @@ def _pair(input, other, name: str) -> tuple:
     if not isinstance(input, TENSOR_TYPES):
         raise not_a_tensor(name, input)
     input = tensor_arg(input, name)
+    if not isinstance(other, (*TENSOR_TYPES, numbers.Number)):
+        raise not_a_tensor(name, other, "other", 2)
     return input, (tensor_arg(other, name, "other", 2) if isinstance(other, TENSOR_TYPES) else other)
 
 

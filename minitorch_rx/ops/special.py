@@ -11,12 +11,13 @@ raises as PyTorch's does.
 from __future__ import annotations
 
 import math
+import numbers
 
 import torch
 
 from ..autograd.function import Function, call
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
+from .constants import TENSOR_TYPES, check_number, not_a_tensor, tensor_arg
 from .elementwise import binary
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -377,6 +378,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma function of dimension ``p``."""
     input = tensor_arg(input, "mvlgamma")
+    check_number(p, "mvlgamma", "p", integer=True)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     if bool((input._data <= (p - 1) / 2).any()):
@@ -392,6 +394,9 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
 def _binary_args(input, other, name: str) -> tuple:
     if not isinstance(input, TENSOR_TYPES) and not isinstance(other, TENSOR_TYPES):
         raise not_a_tensor(name, input)
+    for value, argument, position in ((input, "input", 1), (other, "other", 2)):
+        if not isinstance(value, (*TENSOR_TYPES, numbers.Number)):
+            raise not_a_tensor(name, value, argument, position)
     return (tensor_arg(input, name) if isinstance(input, TENSOR_TYPES) else input), (
         tensor_arg(other, name, "other", 2) if isinstance(other, TENSOR_TYPES) else other
     )

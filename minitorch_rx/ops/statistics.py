@@ -15,7 +15,7 @@ import torch
 
 from ..autograd.function import Function, call
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, tensor_arg
+from .constants import TENSOR_TYPES, check_number, tensor_arg
 from .dims import normalize_dim, normalize_dims
 from .elementwise import clamp, mul, sqrt, sub, where
 from .index import gather
@@ -232,6 +232,7 @@ def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
     """The ``n``-th forward difference along ``dim``, after ``prepend``/``append``."""
     input = tensor_arg(input, "diff")
+    check_number(n, "diff", "n", integer=True)
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -396,6 +397,8 @@ def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool
 
 def histogramdd(input: Tensor, bins=10, *, range=None, weight=None, density: bool = False):
     input = tensor_arg(input, "histogramdd")
+    if input.dim() == 0:
+        raise IndexError("histogramdd: dimension out of range (expected an input of at least 1 dimension, got 0)")
     bins = [b._data for b in bins] if isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor) else bins
     weight = weight._data if isinstance(weight, Tensor) else weight
     hist, edges = torch.histogramdd(input._data, bins, range=range, weight=weight, density=density)
@@ -412,6 +415,10 @@ def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> t
     differences inside and one-sided ones of order ``edge_order`` at the edges; ``spacing`` a number,
     one per dim, or each dim's sample coordinates (1-D tensors). As ``torch.gradient``."""
     input = tensor_arg(input, "gradient")
+    if not (
+        dim is None or isinstance(dim, int) or (isinstance(dim, (list, tuple)) and all(isinstance(d, int) for d in dim))
+    ):
+        raise TypeError(f"gradient(): argument 'dim' must be int or tuple of ints, not {type(dim).__name__}")
     dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     dims = [normalize_dim(d, input.dim()) for d in dims]
     for d in dims:

@@ -38,6 +38,10 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 
 
 # ------------------------------------------------------------------ splitting
+#: The most sections ``tensor_split`` makes (2^24 tensor objects take a few GB).
+MAX_SECTIONS = 2**24
+
+
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
     """Views of ``input`` along ``dim``: ``sections`` nearly equal parts (the first ``size % sections``
     one longer), or the parts between the given indices."""
@@ -53,10 +57,19 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tens
                 "tensor_split expected tensor_indices_or_sections to have dtype of long and be a 0D or 1D tensor"
             )
         indices_or_sections = data.item() if data.dim() == 0 else data.tolist()
+    if not _int_or_ints(indices_or_sections):
+        raise TypeError(
+            "tensor_split(): argument 'indices_or_sections' must be int, tuple of ints or Tensor, "
+            f"not {type(indices_or_sections).__name__}"
+        )
     if isinstance(indices_or_sections, int):
         sections = indices_or_sections
         if sections <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        if sections > MAX_SECTIONS:  # each section is a tensor object: torch's loop would exhaust memory
+            raise RuntimeError(
+                f"number of sections {sections} is more than the {MAX_SECTIONS} tensors a split may make"
+            )
         base, extra = divmod(size, sections)
         bounds, start = [], 0
         for i in range(sections):
@@ -103,7 +116,18 @@ def dsplit(input: Tensor, indices_or_sections) -> tuple[Tensor, ...]:
 
 
 def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple[Tensor, ...]:
+    if isinstance(split_sizes, int) or not _int_or_ints(split_sizes):
+        raise TypeError(
+            f"split_with_sizes(): argument 'split_sizes' must be tuple of ints, not {type(split_sizes).__name__}"
+        )
     return split(input, list(split_sizes), dim)
+
+
+def _int_or_ints(value: object) -> bool:
+    """An int (not a bool), or a list or tuple of them."""
+    if isinstance(value, (list, tuple)):
+        return all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def unsafe_split(input: Tensor, split_size, dim: int = 0) -> tuple[Tensor, ...]:
