@@ -287,9 +287,8 @@ def _train(config: TrainConfig, workers: Workers) -> History:
         (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
         title = f"{config.model} on {config.dataset}"
         plot_history(history, out / "metrics.png", title)
-        if start_epoch < config.epochs:
-            classes = class_names(test_batches.dataset, len(confusion))
-            plot_confusion(confusion, classes, out / "confusion.png", f"{title}, test set after epoch {config.epochs}")
+        classes = class_names(test_batches.dataset, len(confusion))  # _check_resume left an epoch to train
+        plot_confusion(confusion, classes, out / "confusion.png", f"{title}, test set after epoch {config.epochs}")
         flow.plot(out / "grad_flow.png")
     return history
 
