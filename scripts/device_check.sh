@@ -14,6 +14,8 @@
 # step is guarded (a failure does not stop the rest); the exit status is non-zero only when a step
 # failed. Python: $PYTHON, else /opt/torch/.venv/bin/python3 if present, else python3. The run
 # keeps within DEVICE_CHECK_BUDGET_S (default 540 s): each step is capped by what is left of it.
+# DEVICE_CHECK_STEPS (default "suite,train,bench") picks the checks to run, e.g. "bench" alone for
+# timings on an otherwise idle GPU.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -30,6 +32,8 @@ declare -a STEPS=()
 FAILED=0
 
 BUDGET=${DEVICE_CHECK_BUDGET_S:-540}  # the whole run, summary included (the device tool allows 600 s a command)
+CHECKS=",${DEVICE_CHECK_STEPS:-suite,train,bench},"
+wants() { [[ $CHECKS == *",$1,"* ]]; }  # wants CHECK: is CHECK among DEVICE_CHECK_STEPS
 
 step() {  # step NAME TIMEOUT_S COMMAND...: run guarded, record status and seconds
     # COMMAND may be one of the functions below (exported: timeout runs it in a child bash). A step
@@ -135,7 +139,7 @@ fi
 echo "device_check: device $DEVICE"
 
 # ------------------------------------------------------------------ the device suite
-step "device suite (tests/device, MTRX_TEST_DEVICE=$DEVICE)" 240 \
+wants suite && step "device suite (tests/device, MTRX_TEST_DEVICE=$DEVICE)" 240 \
     env MTRX_TEST_DEVICE=$DEVICE "$PY" -m pytest tests/device -q -p no:cacheprovider -rfEs \
     --junitxml="$OUT/device_suite.xml" --durations=10
 
@@ -154,18 +158,25 @@ print(f"accuracy {sys.argv[2]} {100 * m['test_accuracy'][-1]:.2f}% "
 EOF
 }
 export -f train
-if [ "$DEVICE" = cuda ]; then
+if ! wants train; then
+    :
+elif [ "$DEVICE" = cuda ]; then
     step "train LeNet-5 1 epoch --device cuda" 90 train cuda
     step "train LeNet-5 1 epoch --device cpu (the accuracy bar: within 0.5 points)" 90 train cpu
 else  # a CPU-only machine checks that the command runs: 2,000 training and 2,000 test images
     step "train LeNet-5 1 epoch --device cpu --limit 2000" 120 train cpu --limit 2000
 fi
-if [ "$DEVICE" = cuda ]; then
+if [ "$DEVICE" = cuda ] && wants train; then
     accuracy_bar() {  # the same accuracy on the GPU as on the CPU, within 0.5 points
         "$PY" - "$OUT/metrics_cuda.json" "$OUT/metrics_cpu.json" <<'EOF'
 import json, sys
-gpu, cpu = (100 * json.load(open(path))["test_accuracy"][-1] for path in sys.argv[1:])
+runs = [json.load(open(path)) for path in sys.argv[1:]]
+gpu, cpu = (100 * run["test_accuracy"][-1] for run in runs)
 print(f"accuracy bar: cuda {gpu:.2f}% vs cpu {cpu:.2f}%: {gpu - cpu:+.2f} points (bar: within 0.5)")
+steps = list(zip(*(run["step_losses"] for run in runs)))
+apart = [i for i, (g, c) in enumerate(steps) if abs(g - c) > 1e-3 * abs(c)]
+print(f"step losses: first step cuda {steps[0][0]:.6f} cpu {steps[0][1]:.6f}; "
+      f"first step more than 0.1% apart: {apart[0] if apart else None} of {len(steps)}")
 sys.exit(0 if abs(gpu - cpu) <= 0.5 else 1)
 EOF
     }
@@ -174,7 +185,7 @@ EOF
 fi
 
 # ------------------------------------------------------------------ bench
-step "bench.run --device $DEVICE --quick" 150 \
+wants bench && step "bench.run --device $DEVICE --quick" 150 \
     bash -o pipefail -c "'$PY' -m bench.run --device $DEVICE --quick --skip memory,accuracy,ddp | tee '$OUT/bench.txt'"
 
 # ------------------------------------------------------------------ summary
