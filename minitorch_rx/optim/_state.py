@@ -26,7 +26,8 @@ class PerParameterOptimizer(Optimizer):
     """An optimizer that updates each parameter by torch's single-tensor formula, ``update(param,
     grad, state, group)`` on torch data, with a state of scalar tensors (``SCALARS``: name -> first
     value; ``step`` at least; on the CPU, or on the parameter's device for those named in
-    ``ON_PARAM_DEVICE``, as torch places them) and zero buffers the parameter's shape
+    ``ON_PARAM_DEVICE`` or in a ``capturable`` group, as torch places them) and zero buffers the
+    parameter's shape
     (``buffers(group)``)."""
 
     SCALARS: dict[str, float] = {"step": 0.0}
@@ -52,7 +53,8 @@ class PerParameterOptimizer(Optimizer):
         state = self.state[param]
         if len(state) == 0:
             for name, value in self.SCALARS.items():
-                state[name] = scalar_tensor(value, param._data.device if name in self.ON_PARAM_DEVICE else None)
+                on_device = name in self.ON_PARAM_DEVICE or group.get("capturable", False)
+                state[name] = scalar_tensor(value, param._data.device if on_device else None)
             for name in self.buffers(group):
                 state[name] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
         return state

@@ -108,8 +108,7 @@ class Rprop(PerParameterOptimizer):
     0.9
     """
 
-    BUFFERS = ("prev",)
-    ON_PARAM_DEVICE = ("step",)  # torch's Rprop keeps its step on the parameter's device
+    BUFFERS = ("prev",)  # its step on the CPU (the parameter's device when capturable), as torch's
 
     def __init__(
         self,

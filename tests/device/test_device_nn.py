@@ -129,7 +129,8 @@ OPTIMIZERS = {
     "adamax": (optim.Adamax, torch.optim.Adamax, dict(lr=0.05)),
     "adadelta": (optim.Adadelta, torch.optim.Adadelta, dict(lr=0.5)),
     "asgd": (optim.ASGD, torch.optim.ASGD, dict(lr=0.05, t0=2)),  # scalars on the parameter's device
-    "rprop": (optim.Rprop, torch.optim.Rprop, dict(lr=0.01)),  # its step on the parameter's device
+    "rprop": (optim.Rprop, torch.optim.Rprop, dict(lr=0.01)),  # its step on the CPU
+    "rprop-capturable": (optim.Rprop, torch.optim.Rprop, dict(lr=0.01, capturable=True)),  # on the device
 }
 
 
@@ -137,6 +138,8 @@ OPTIMIZERS = {
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
 def test_optimizer_steps_match_torch_optim_on_the_device(device, name, dtype):
     ours_cls, torch_cls, kwargs = OPTIMIZERS[name]
+    if kwargs.get("capturable") and device.type != "cuda":
+        pytest.skip("torch's capturable optimizers take CUDA parameters only")
     torch.manual_seed(0)
     ours, theirs = twin_modules(nn.Linear(6, 3), torch.nn.Linear(6, 3), device, dtype)
     opt, ref_opt = ours_cls(ours.parameters(), **kwargs), torch_cls(theirs.parameters(), **kwargs)

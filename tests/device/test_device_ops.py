@@ -256,14 +256,14 @@ CASES = {
             F.scaled_dot_product_attention(
                 q, k, v, attn_mask=(k[0, 0, :, 0] > 0) | mt.eye(5, dtype=torch.bool, device=q.device)
             ),
-            F.scaled_dot_product_attention(q, k, v, attn_mask=q[0, 0, :, :1].detach() * 0.5),
+            F.scaled_dot_product_attention(q, k, v, attn_mask=q[0, 0, :, :1].detach() * 0.5 + k[0, 0, :, 0].detach()),
         ),
         lambda q, k, v: (
             TF.scaled_dot_product_attention(q, k, v, is_causal=True),
             TF.scaled_dot_product_attention(
                 q, k, v, attn_mask=(k[0, 0, :, 0] > 0) | torch.eye(5, dtype=torch.bool, device=q.device)
             ),
-            TF.scaled_dot_product_attention(q, k, v, attn_mask=q[0, 0, :, :1].detach() * 0.5),
+            TF.scaled_dot_product_attention(q, k, v, attn_mask=q[0, 0, :, :1].detach() * 0.5 + k[0, 0, :, 0].detach()),
         ),
         [randn(2, 2, 5, 4), randn(2, 2, 5, 4), randn(2, 2, 5, 4)],
     ),
