@@ -91,7 +91,8 @@ BAD = [
     (["train", "--data-root", "/no/such/folder"], "--data-root /no/such/folder: no such folder"),
     (["train", "--device", "gpu"], "argument --device: expected cpu, cuda, cuda:N or mps, got 'gpu'"),
     (["train", "--resume", "/no/such/checkpoint.pt"], "--resume /no/such/checkpoint.pt: no such file"),
-    (["eval", "--model", "resnet20"], "no pretrained weights ship for resnet20 on mnist"),
+    (["eval", "--model", "resnet20"], "--dataset cifar10 needs --data-root DIR"),  # its weights' data
+    (["eval", "--model", "resnet20", "--dataset", "mnist"], "no pretrained weights ship for resnet20 on mnist"),
     (["eval", "--checkpoint", "/no/such.pt"], "--checkpoint /no/such.pt: no such file"),
     (["graph", "--batch-size", "-1"], "argument --batch-size: must be at least 1"),
     (["fit"], "argument COMMAND: invalid choice: 'fit'"),

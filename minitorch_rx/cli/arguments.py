@@ -225,7 +225,8 @@ def _add_data(parser: argparse.ArgumentParser) -> None:
         type=_dataset_name,
         choices=list(DATASETS),
         metavar="DATASET",
-        help=f"{described}. Default: mnist for image models, tinyshakespeare for text models",
+        help=f"{described}. Default: mnist for image models, tinyshakespeare for text models; "
+        "eval: the data set of the model's shipped weights (cifar10 for resnet20)",
     )
     layouts = ", ".join(f"{spec.layout} for {name}" for name, spec in DATASETS.items())
     parser.add_argument(
@@ -459,6 +460,8 @@ def fail(message: str) -> None:
 
 def check(args: argparse.Namespace) -> None:
     """The checks that need no torch; raises ``UsageError``. Sets ``args.out`` for ``train``."""
+    if args.command == "eval" and args.dataset is None and args.model in PRETRAINED:
+        args.dataset = PRETRAINED[args.model][0]  # what its shipped weights were trained on
     if args.command in ("train", "eval") and args.dataset is None:  # the model's kind of data
         args.dataset = "tinyshakespeare" if MODELS[args.model] == "text" else "mnist"
     if args.command == "eval" and MODELS[args.model] == "text":
