@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One command that proves minitorch_rx on a GPU: the device suite (tests/device) on CUDA, LeNet-5
-# trained one epoch on the shipped MNIST subset with --device cuda (and on the CPU, for the
+# trained on the shipped MNIST subset with --device cuda (and on the CPU, for the
 # accuracy bar), and `python -m bench.run --device cuda --quick`. No network needed.
 #
 #   bash scripts/device_check.sh            # from the repository root (or anywhere: it cd's there)
@@ -143,12 +143,18 @@ wants suite && step "device suite (tests/device, MTRX_TEST_DEVICE=$DEVICE)" 240 
     env MTRX_TEST_DEVICE=$DEVICE "$PY" -m pytest tests/device -q -p no:cacheprovider -rfEs \
     --junitxml="$OUT/device_suite.xml" --durations=10
 
-# ------------------------------------------------------------------ LeNet-5, one epoch
-train() {  # train DEVICE [--limit N]: one epoch of LeNet-5 on the shipped subset; prints "accuracy DEVICE xx.xx%"
+# ------------------------------------------------------------------ LeNet-5
+# The accuracy bar compares whole runs of the recipe (8 epochs, cosine to 0): after one epoch the
+# accuracy is a coin toss. Rounding (cuDNN's against the CPU's kernels, or the CPU's two conv
+# backends) parts two runs' step losses after about 25 steps, and from there a run is as different
+# as another seed: one epoch gave 84.7-93.5% over seeds 0-4 on the CPU, 8 epochs 97.5-97.7%.
+LENET_EPOCHS=${LENET_EPOCHS:-8}
+train() {  # train DEVICE [OPTION...]: LeNet-5 on the shipped subset; prints "accuracy DEVICE xx.xx%"
     local device=$1 run="$WORK/lenet5_$1"
     shift
     rm -rf "$run"
-    "$PY" -m minitorch_rx train --model lenet5 --epochs 1 --device "$device" --out "$run" --quiet "$@" || return 1
+    "$PY" -m minitorch_rx train --model lenet5 --epochs "$LENET_EPOCHS" --device "$device" --out "$run" --quiet "$@" \
+        || return 1
     cp "$run/metrics.json" "$OUT/metrics_$device.json"
     "$PY" - "$run/metrics.json" "$device" <<'EOF'
 import json, sys
@@ -158,13 +164,15 @@ print(f"accuracy {sys.argv[2]} {100 * m['test_accuracy'][-1]:.2f}% "
 EOF
 }
 export -f train
+export LENET_EPOCHS
 if ! wants train; then
     :
 elif [ "$DEVICE" = cuda ]; then
-    step "train LeNet-5 1 epoch --device cuda" 90 train cuda
-    step "train LeNet-5 1 epoch --device cpu (the accuracy bar: within 0.5 points)" 90 train cpu
+    step "train LeNet-5 $LENET_EPOCHS epochs --device cuda" 90 train cuda
+    step "train LeNet-5 $LENET_EPOCHS epochs --device cpu (the accuracy bar: within 0.5 points)" 150 \
+        train cpu --threads "$(( $(nproc) < 8 ? $(nproc) : 8 ))"
 else  # a CPU-only machine checks that the command runs: 2,000 training and 2,000 test images
-    step "train LeNet-5 1 epoch --device cpu --limit 2000" 120 train cpu --limit 2000
+    LENET_EPOCHS=1 step "train LeNet-5 1 epoch --device cpu --limit 2000" 120 train cpu --limit 2000
 fi
 if [ "$DEVICE" = cuda ] && wants train; then
     accuracy_bar() {  # the same accuracy on the GPU as on the CPU, within 0.5 points
@@ -214,7 +222,7 @@ print(f"{tests - failed - errors - skipped} passed, {failed} failed, {errors} er
 EOF
 )"
     echo
-    echo "LeNet-5, one epoch on the shipped MNIST subset:"
+    echo "LeNet-5 on the shipped MNIST subset:"
     grep -h '^accuracy' "$LOG" | sed 's/^/- /'
     echo
     echo "Device suite failures (if any):"
