@@ -63,6 +63,31 @@ def test_torch_tensor_computed_by_torch_passes_its_gradient_on_through_torchs_gr
     )
 
 
+def test_torch_leaves_in_mt_ops_make_no_reference_cycle():
+    """Reference counting alone frees a graph with torch leaves in it, after backward or dropped
+    without one, as it does every other graph."""
+    import gc
+
+    from tests.test_higher_order import _cyclic_garbage_of_ours
+
+    w = torch.randn(3, requires_grad=True)
+    layer = torch.nn.Linear(3, 2)
+    x = mt.randn(3, requires_grad=True)
+    (x * w).sum().backward()  # first calls may import and cache: not counted
+    gc.collect()
+    gc.disable()
+    try:
+        (x * w + w).sum().backward()
+        dropped = layer(x * w).sum()
+        del dropped
+        layer(x).sum().backward()
+        assert _cyclic_garbage_of_ours() == []
+    finally:
+        gc.enable()
+    torch.testing.assert_close(w.grad, 2 * x.torch() + 1)
+    assert layer.weight.grad is not None and x.grad is not None
+
+
 def test_torch_tensor_under_no_grad_is_a_constant():
     w = torch.ones(2, requires_grad=True)
     with mt.no_grad():

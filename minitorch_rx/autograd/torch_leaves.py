@@ -9,6 +9,7 @@ torch tensor that does not require grad) the torch tensor is a constant.
 
 from __future__ import annotations
 
+import weakref
 from functools import partial
 
 import torch
@@ -29,16 +30,31 @@ def torch_operand(data: torch.Tensor) -> Tensor:
         leaf._requires_grad = True
         leaf.register_post_accumulate_grad_hook(partial(_into_torch, data))
         # Nothing but the graph holds this leaf, so its accumulator holds it (a user's leaf is held
-        # weakly), and it holds its accumulator until the op that uses it does: a cycle, which
-        # Python's collector frees with the graph.
+        # weakly). Until the op that uses the leaf takes the accumulator (the op's node then owns
+        # it), the leaf holds it; from then on weakly, as every leaf does: no reference cycle.
         acc = accumulator(leaf, current_graph()._rx)
         acc._variable = partial(_itself, leaf)
-        leaf._acc = partial(_itself, acc)
+        leaf._acc = _UntilTaken(acc)
     return leaf
 
 
 def _itself(value: object) -> object:
     return value
+
+
+class _UntilTaken:
+    """A leaf's reference to its accumulator that is strong until first read (by the op that
+    records the leaf as its input), then the leaf's usual weak reference."""
+
+    __slots__ = ("acc",)
+
+    def __init__(self, acc) -> None:
+        self.acc = acc
+
+    def __call__(self):
+        acc = self.acc
+        acc._variable()._acc = weakref.ref(acc)
+        return acc
 
 
 def torch_operands(args: tuple) -> tuple:
