@@ -14,6 +14,7 @@ from .autograd.torch_function import torch_metadata
 from .autograd.torch_leaves import torch_operand
 from .ops import (
     activation,
+    aliases,
     blas,
     compare,
     diagonal,
@@ -473,6 +474,10 @@ for _module, _names in (
     for _name in _names:
         METHODS[_name + "_"] = _inplace_op(getattr(_module, _name), _name + "_")
 
+for _alias, _name in aliases.METHOD_ALIASES.items():
+    METHODS[_alias] = METHODS[_name]
+for _name in aliases.METHOD_FUNCTIONS:
+    METHODS[_name] = getattr(aliases, _name)
 for _name, _method in METHODS.items():
     setattr(Tensor, _name, _method)
 Tensor.T = property(_transposed)

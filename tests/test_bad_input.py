@@ -4579,6 +4579,62 @@ CASES += [
 
 # ------------------------------------------------------------------ products, scans, norms, linear algebra
 MATMUL_SHAPES = "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)"
+CASES += [  # PyTorch's other names (ops/aliases.py) and the integer and index functions
+    case(
+        "mt.adjoint",
+        "a 1-D tensor",
+        lambda: mt.adjoint(x(2)),
+        RuntimeError,
+        "tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor.",
+    ),
+    case("mt.asarray", "copy=False of a list", lambda: mt.asarray([1.0], copy=False), ValueError, "can't alias"),
+    case("mt.asarray", "a string", lambda: mt.asarray("ab"), TypeError, "invalid data type 'str'"),
+    case(
+        "mt.bincount",
+        "a 2-D input",
+        lambda: mt.bincount(mt.ones(2, 2, dtype=torch.long)),
+        RuntimeError,
+        "bincount only supports 1-d non-negative integral inputs.",
+    ),
+    case(
+        "mt.bincount",
+        "a negative value",
+        lambda: mt.bincount(mt.tensor([-1])),
+        RuntimeError,
+        "bincount only supports 1-d non-negative integral inputs.",
+    ),
+    case("mt.clip_", "a string bound", lambda: mt.clip_(x(2), "a"), TypeError, "received an invalid combination"),
+    case(
+        "mt.is_complex",
+        "a list",
+        lambda: mt.is_complex([1]),
+        TypeError,
+        "is_complex(): argument 'input' (position 1) must be Tensor, not list",
+    ),
+    case(
+        "mt.is_nonzero",
+        "two values",
+        lambda: mt.is_nonzero(mt.ones(2)),
+        RuntimeError,
+        "Boolean value of Tensor with more than one value is ambiguous",
+    ),
+    case("mt.result_type", "a string", lambda: mt.result_type("a", 1), TypeError, "received an invalid combination"),
+    case(
+        "mt.tril_indices",
+        "a negative row count",
+        lambda: mt.tril_indices(-1, 3),
+        RuntimeError,
+        "row must be non-negative",
+    ),
+    case(
+        "mt.triu_indices",
+        "a negative column count",
+        lambda: mt.triu_indices(3, -2),
+        RuntimeError,
+        "col must be non-negative",
+    ),
+    case("mt.gcd", "float tensors", lambda: mt.gcd(x(2), x(2)), NotImplementedError, '"gcd_cpu" not implemented'),
+]
 CASES += [
     case("mt.prod", "a dim out of range", lambda: mt.prod(x(2, 3), 2), IndexError, DIM_2D),
     case(
