@@ -475,9 +475,12 @@ for _module, _names in (
         METHODS[_name + "_"] = _inplace_op(getattr(_module, _name), _name + "_")
 
 for _alias, _name in aliases.METHOD_ALIASES.items():
-    METHODS[_alias] = METHODS[_name]
+    METHODS[_alias] = METHODS[_name] if _name in METHODS else getattr(Tensor, _name)
 for _name in aliases.METHOD_FUNCTIONS:
     METHODS[_name] = getattr(aliases, _name)
+for _name in aliases.DATA_METHODS:
+    METHODS[_name] = aliases.data_method(_name)
+METHODS["is_same_size"] = aliases.is_same_size
 for _name, _method in METHODS.items():
     setattr(Tensor, _name, _method)
 Tensor.T = property(_transposed)

@@ -102,16 +102,21 @@ def op_id(op) -> str:
     return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
 
 
-def counted_ops() -> list:
-    """The OpInfos the table counts (see the module docstring)."""
+def torch_op_db() -> list:
+    """``torch.testing._internal``'s ``op_db``."""
     from torch.testing._internal.common_methods_invocations import op_db
 
     # Importing torch's test utilities freezes torch.backends' flags for torch's own runner (which
     # would break later tests that set them); unfreeze them.
     torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
+    return op_db
+
+
+def counted_ops() -> list:
+    """The OpInfos the table counts (see the module docstring)."""
     return [
         op
-        for op in op_db
+        for op in torch_op_db()
         if not op.name.startswith(("_", "jiterator_")) and torch.float64 in op.supported_dtypes("cpu")
     ]
 

@@ -4633,6 +4633,20 @@ CASES += [  # PyTorch's other names (ops/aliases.py) and the integer and index f
         RuntimeError,
         "col must be non-negative",
     ),
+    case(
+        "Tensor.is_same_size",
+        "a list",
+        lambda: x(2).is_same_size([1]),
+        TypeError,
+        "is_same_size(): argument 'other' (position 1) must be Tensor, not list",
+    ),
+    case(
+        "Tensor.dim_order",
+        "an int ambiguity_check",
+        lambda: x(2).dim_order(ambiguity_check=3),
+        TypeError,
+        "The ambiguity_check argument must be a bool or a list of memory formats.",
+    ),
     case("mt.gcd", "float tensors", lambda: mt.gcd(x(2), x(2)), NotImplementedError, '"gcd_cpu" not implemented'),
 ]
 CASES += [
@@ -5537,6 +5551,13 @@ def test_bad_input_raises_a_clear_error(entry, call, error, message):
 #: Entry points no input can make fail: no arguments besides the tensor, and any tensor will do.
 ACCEPTS_ANY_INPUT = {
     "mt.is_grad_enabled": "takes no arguments",
+    "Tensor.ndimension": "takes no arguments",
+    "Tensor.nelement": "takes no arguments",
+    "Tensor.data_ptr": "takes no arguments",
+    "Tensor.storage_offset": "takes no arguments",
+    "Tensor.is_shared": "takes no arguments",
+    "Tensor.is_pinned": "any tensor answers (its device argument is torch's to check)",
+    "Tensor.untyped_storage": "takes no arguments",
     "mt.autograd.is_grad_enabled": "takes no arguments",
     "mt.autograd.is_anomaly_enabled": "takes no arguments",
     "mt.autograd.current_graph": "takes no arguments",

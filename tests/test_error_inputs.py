@@ -21,13 +21,11 @@ import pytest
 pytest.importorskip("expecttest")  # torch.testing._internal needs it
 
 import minitorch_rx as mt  # noqa: E402
-from tests.opinfo_helpers import _to_mt, mt_callable, op_id  # noqa: E402
+from tests.opinfo_helpers import _to_mt, mt_callable, op_id, torch_op_db  # noqa: E402
 
 
 def ops_with_error_inputs() -> list:
-    from torch.testing._internal.common_methods_invocations import op_db
-
-    return [op for op in op_db if op.error_inputs_func is not None]
+    return [op for op in torch_op_db() if op.error_inputs_func is not None]
 
 
 def mt_function(op):

@@ -64,8 +64,7 @@ _CANDIDATES_LACKING = {
     "torch.special.scaled_modified_bessel_k1": torch.special.scaled_modified_bessel_k1,
     "torch.special.spherical_bessel_j0": torch.special.spherical_bessel_j0,
     "torch.fft.ihfft2": torch.fft.ihfft2,
-    "torch.adjoint": torch.adjoint,
-    "torch.frobenius_norm": torch.frobenius_norm,
+    "torch.nuclear_norm": torch.nuclear_norm,
 }
 
 

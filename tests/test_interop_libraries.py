@@ -95,6 +95,60 @@ def test_torch_tensor_under_no_grad_is_a_constant():
     assert not y.requires_grad and w.grad is None
 
 
+@pytest.mark.parametrize("mode", [torch.no_grad, torch.inference_mode])
+def test_torch_functions_under_torchs_no_grad_record_nothing(mode):
+    x = mt.randn(3, requires_grad=True)
+    with mode():
+        y = torch.mul(x, 2) + torch.nn.functional.relu(x)
+        y = torch.special.erfcx(y)  # one mt lacks: torch's result, as a constant
+    assert not y.requires_grad
+    assert torch.mul(x, 2).requires_grad  # recording again after the block
+
+
+def test_in_place_ops_on_a_parameter_under_torchs_no_grad_are_allowed():
+    w = nn.Parameter(mt.ones(2))
+    with torch.no_grad():
+        w.mul_(3).add_(1)
+    assert w.requires_grad and w.grad_fn is None and w.tolist() == [4.0, 4.0]
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        w.mul_(3)
+
+
+INITS = {
+    "uniform_": lambda t: torch.nn.init.uniform_(t, -0.1, 0.1),
+    "normal_": lambda t: torch.nn.init.normal_(t, 0.0, 0.02),
+    "trunc_normal_": lambda t: torch.nn.init.trunc_normal_(t, std=0.02),
+    "constant_": lambda t: torch.nn.init.constant_(t, 0.5),
+    "ones_": torch.nn.init.ones_,
+    "zeros_": torch.nn.init.zeros_,
+    "eye_": torch.nn.init.eye_,
+    "dirac_": torch.nn.init.dirac_,
+    "xavier_uniform_": torch.nn.init.xavier_uniform_,
+    "xavier_normal_": torch.nn.init.xavier_normal_,
+    "kaiming_uniform_": lambda t: torch.nn.init.kaiming_uniform_(t, a=5**0.5),
+    "kaiming_normal_": lambda t: torch.nn.init.kaiming_normal_(t, mode="fan_out", nonlinearity="relu"),
+    "orthogonal_": torch.nn.init.orthogonal_,
+    "sparse_": lambda t: torch.nn.init.sparse_(t, 0.5),
+}
+
+
+@pytest.mark.parametrize("name", list(INITS))
+def test_torch_nn_init_fills_our_parameters_as_torchs(name):
+    """Third-party layers' reset_parameters call torch.nn.init on their (here: our) parameters."""
+    shape = (8, 4, 3) if name == "dirac_" else (8, 12)
+    ours, theirs = nn.Parameter(mt.empty(*shape)), torch.nn.Parameter(torch.empty(*shape))
+    torch.manual_seed(0)
+    result = INITS[name](ours)
+    torch.manual_seed(0)
+    INITS[name](theirs)
+    assert result is ours and ours.requires_grad and ours.grad_fn is None
+    values, expected = ours.torch(), theirs.detach()
+    if name in ("constant_", "ones_", "zeros_", "eye_", "dirac_"):
+        torch.testing.assert_close(values, expected)
+    else:  # the same distribution: bounds and spread
+        assert values.abs().max() <= 4 * expected.abs().max() and 0.5 < values.std() / expected.std() < 2
+
+
 # ------------------------------------------------------------------ torch modules as children
 def test_parameterless_torch_modules_are_children_of_ours():
     torch.manual_seed(0)

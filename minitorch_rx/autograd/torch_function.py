@@ -1,13 +1,15 @@
 """What a torch function does when it meets an ``mt.Tensor`` (``Tensor.__torch_function__``).
 
 A torch function (``torch.*``, ``torch.nn.functional.*``, ``torch.linalg.*``, ``torch.special.*``,
-``torch.fft.*``, a ``torch.Tensor`` method) given an mt tensor runs the minitorch_rx function of the
-same name, found by name when first called (so an op added to minitorch_rx later is found too), and
-returns what it returns: a recorded mt tensor. One minitorch_rx lacks runs on the tensors' data and
-returns torch's result, unless an mt tensor given to it requires grad (grad mode on): then it raises,
-since its result would carry no gradient. A ``torch.Tensor`` method called on torch data with mt
-operands runs on the data unless an operand requires grad; then it runs as the mt method of the data
-as a constant (``torch_tensor * mt_tensor`` defers to mt.Tensor's reflected operator instead).
+``torch.fft.*``, ``torch.nn.init.*``, a ``torch.Tensor`` method) given an mt tensor runs the
+minitorch_rx function of the same name, found by name when first called (so an op added to
+minitorch_rx later is found too), and returns what it returns: a recorded mt tensor, or under
+torch's ``no_grad``/``inference_mode`` an unrecorded one, as torch records nothing there. One
+minitorch_rx lacks runs on the tensors' data and returns torch's result, unless an mt tensor given
+to it requires grad (grad mode on): then it raises, since its result would carry no gradient. A
+``torch.Tensor`` method called on torch data with mt operands runs on the data unless an operand
+requires grad; then it runs as the mt method of the data as a constant (``torch_tensor *
+mt_tensor`` defers to mt.Tensor's reflected operator instead).
 
 While backward runs with ``create_graph=True`` (``state.differentiating``), the torch functions
 that op backwards call run as their recorded equivalents (registered by ``ops/recorded.py``),
@@ -22,7 +24,7 @@ from collections.abc import Callable
 
 import torch
 
-from .grad_mode import state
+from .grad_mode import no_grad, state
 
 #: torch function -> the minitorch_rx function that computes it with recording.
 RECORDED: dict[Callable, Callable] = {}
@@ -42,6 +44,11 @@ def recorded_equivalent(*torch_functions: Callable) -> Callable:
 def dispatch(func: Callable, args: tuple, kwargs: dict):
     if state.differentiating:
         return _dispatch_differentiating(func, args, kwargs)
+    if state.grad_enabled and not torch.is_grad_enabled():
+        # Under torch.no_grad() or torch.inference_mode() (a library's own code, torch.nn.init's
+        # fills) torch records nothing, and neither do we.
+        with no_grad():
+            return dispatch(func, args, kwargs)
     Tensor = _tensor_class()
     if args and isinstance(args[0], torch.Tensor) and not isinstance(args[0], Tensor):
         if func in _OPERATORS:  # torch_tensor * mt_tensor, torch_tensor.mul(mt_tensor): recorded
@@ -111,6 +118,7 @@ _NAMESPACES = (
     (torch.linalg, "linalg_", "minitorch_rx.linalg"),
     (torch.special, "special_", "minitorch_rx.special"),
     (torch.fft, "fft_", "minitorch_rx.fft"),
+    (torch.nn.init, "", "minitorch_rx.init"),
 )
 
 #: torch function -> (its qualified name, the minitorch_rx function of that name, the keywords

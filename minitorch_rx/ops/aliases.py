@@ -126,7 +126,28 @@ METHOD_ALIASES = {
     "negative": "neg",
     "negative_": "neg_",
     "ger": "outer",
+    "ndimension": "dim",
+    "nelement": "numel",
 }
 
 #: Functions that are also Tensor methods (``x.bincount()``).
 METHOD_FUNCTIONS = ("adjoint", "bincount", "gcd", "lcm", "is_complex", "is_nonzero")
+
+#: torch.Tensor methods that read the data's memory layout (no tensor in, none out).
+DATA_METHODS = ("data_ptr", "storage_offset", "is_shared", "is_pinned", "dim_order", "untyped_storage")
+
+
+def data_method(name: str):
+    """Tensor method ``name`` as the data's own."""
+
+    def method(self: Tensor, *args, **kwargs):
+        return getattr(self._data, name)(*args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``torch.Tensor.{name}`` of the data."
+    return method
+
+
+def is_same_size(self: Tensor, other: Tensor) -> bool:
+    """Whether ``self`` and ``other`` have the same shape."""
+    return self.shape == tensor_arg(other, "is_same_size", "other").shape
