@@ -21,7 +21,7 @@ from . import graph as _graph
 from .grad_mode import state
 from .graph import _NodeRef, _remove_dead_node
 from .tensor import Tensor, complex_grad_error
-from .torch_leaves import requires_torch_grad, torch_operands
+from .torch_leaves import torch_operands
 
 _new_tensor = object.__new__
 
@@ -314,10 +314,13 @@ class Function:
     def apply(cls, *args: object) -> Tensor | tuple:
         if state._grad_enabled:  # the attribute behind the property: this is every op's path
             for a in args:
-                if isinstance(a, Tensor) and a._requires_grad:
+                if isinstance(a, Tensor):
+                    if a._requires_grad:
+                        return _record(cls, args)
+                elif isinstance(a, torch.Tensor) and a.requires_grad:
+                    # a torch module's parameter: its gradient goes on into torch (``_record`` makes
+                    # it a leaf of ours)
                     return _record(cls, args)
-            if requires_torch_grad(args):  # a torch module's parameter: its gradient goes on into torch
-                return _record(cls, torch_operands(args))
         out = cls.forward(
             _InertContext(args),
             *[a._data if isinstance(a, Tensor) else a.detach() if isinstance(a, torch.Tensor) else a for a in args],

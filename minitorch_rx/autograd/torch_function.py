@@ -243,7 +243,7 @@ def torch_metadata(self, name: str) -> object:
     that hold no tensor (``is_quantized``, ``is_sparse``, ``layout``, ``nbytes``), read from the data,
     for libraries that check them (``torchvision.ops.nms``). Methods and tensor-valued properties
     (``H``, ``real``) are minitorch_rx's to define: an AttributeError."""
-    if name in _metadata_names():
+    if name[0] != "_" and name in _metadata_names():  # unset slots (``_view_base``) are no metadata
         return getattr(object.__getattribute__(self, "_data"), name)
     raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 

@@ -62,13 +62,6 @@ def torch_operands(args: tuple) -> tuple:
     return tuple(torch_operand(a) if isinstance(a, torch.Tensor) and not isinstance(a, Tensor) else a for a in args)
 
 
-def requires_torch_grad(args: tuple) -> bool:
-    """Whether a torch tensor in ``args`` requires grad (grad mode on)."""
-    return state.grad_enabled and any(
-        isinstance(a, torch.Tensor) and not isinstance(a, Tensor) and a.requires_grad for a in args
-    )
-
-
 def _into_torch(data: torch.Tensor, leaf: Tensor) -> None:
     grad, leaf._grad = leaf._grad, None
     # retain_graph: a torch tensor computed by torch may enter several mt ops, each passing its part.
