@@ -39,7 +39,7 @@ from .ops import (
     tile,
     views,
 )
-from .ops.constants import not_applicable
+from .ops.constants import TENSOR_TYPES, not_a_tensor, not_applicable
 
 
 def _swapped(fn, c_method: str | None = None):
@@ -345,11 +345,16 @@ def _matrix_transposed(self: Tensor) -> Tensor:
 
 def _conj_transposed(self: Tensor) -> Tensor:
     if self._data.dim() not in (0, 2):
-        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self._data.dim()}-D tensor.")
-    return shape.t(self)
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {self._data.dim()}-D tensor."
+            + (" For batches of matrices, consider using tensor.mH" if self._data.dim() > 2 else "")
+        )
+    return Tensor._make(self._data.H, None) if self._data.is_complex() else shape.t(self)
 
 
 def _resize_as_(self: Tensor, other: Tensor) -> Tensor:
+    if not isinstance(other, TENSOR_TYPES):
+        raise not_a_tensor("resize_as_", other, "the_template", 1)
     return _resize_(self, other.shape)
 
 

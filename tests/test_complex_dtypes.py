@@ -125,3 +125,26 @@ def test_complex_tensors_without_grad_and_real_parameters_still_work():
     assert frozen.weight.dtype == C64
     weight = nn.Parameter(mt.tensor(complex_data()), requires_grad=False)
     assert weight.dtype == C64 and not weight.requires_grad
+
+
+COMPLEX_PARTS = {
+    "mt.real": lambda t: t.real if isinstance(t, torch.Tensor) else mt.real(t),
+    "Tensor.real": lambda t: t.real,
+    "mt.conj": lambda t: (
+        torch.conj(t).resolve_conj() if isinstance(t, torch.Tensor) else mt.conj(t).torch().resolve_conj()
+    ),
+    "mt.conj_physical": lambda t: t.conj_physical() if isinstance(t, torch.Tensor) else mt.conj_physical(t),
+    "mt.angle": lambda t: t.angle() if isinstance(t, torch.Tensor) else mt.angle(t),
+    "mt.sgn": lambda t: t.sgn() if isinstance(t, torch.Tensor) else mt.sgn(t),
+    "Tensor.H": lambda t: t.H.resolve_conj() if isinstance(t, torch.Tensor) else t.H.torch().resolve_conj(),
+}
+
+
+@pytest.mark.parametrize("op", list(COMPLEX_PARTS))
+def test_the_complex_number_functions_of_a_complex_tensor_are_pytorchs(op):
+    """They were the identity (``real``, ``conj``, ``H`` without conjugation) or real-only formulas
+    (``angle`` gave 0 or pi) for complex tensors too: silent wrong answers."""
+    data = torch.tensor([[1 + 2j, -0.5j], [3.0, -1 + 1j]], dtype=C64)
+    ours = COMPLEX_PARTS[op](mt.tensor(data))
+    ours = ours.torch() if isinstance(ours, mt.Tensor) else ours
+    assert torch.equal(ours, COMPLEX_PARTS[op](data))

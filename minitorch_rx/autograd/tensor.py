@@ -449,7 +449,7 @@ class Tensor:
 def _conversion(dtype: torch.dtype, name: str) -> Callable:
     """``t.<name>(memory_format=torch.preserve_format)``: a copy as ``dtype`` (``t`` if it is one)."""
 
-    def convert(self: Tensor, memory_format: torch.memory_format = torch.preserve_format) -> Tensor:
+    def convert(self: Tensor, *, memory_format: torch.memory_format = torch.preserve_format) -> Tensor:
         return self.to(dtype, memory_format=memory_format)
 
     convert.__name__ = convert.__qualname__ = name

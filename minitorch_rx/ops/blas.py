@@ -12,6 +12,7 @@ import itertools
 import torch
 
 from ..autograd.tensor import Tensor
+from ..autograd.torch_leaves import torch_operand
 from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .elementwise import mul
 from .linalg import _scaled_sum, bmm, dot, matmul, mm, outer
@@ -36,12 +37,18 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
     """``beta * input + alpha * (mat @ vec)``."""
     input, mat, vec = tensor_arg(input, "addmv"), tensor_arg(mat, "addmv", "mat", 2), tensor_arg(vec, "addmv", "vec", 3)
     _vector_matrix_check(mat, vec, input.dim())
+    if mat.shape[1] != vec.shape[0] or (input.numel() != 1 and tuple(input.shape) != (mat.shape[0],)):
+        raise RuntimeError(
+            f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), "
+            f"mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})"
+        )
     return _scaled_sum(input, matmul(mat, vec), beta, alpha)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``."""
     input = tensor_arg(input, "addr")
+    vec1, vec2 = tensor_arg(vec1, "addr", "vec1", 2), tensor_arg(vec2, "addr", "vec2", 3)
     for name, value in (("vec1", vec1), ("vec2", vec2)):
         if value.dim() != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {value.dim()}-D")
@@ -51,9 +58,15 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
     input = tensor_arg(input, "addbmm")
+    batch1, batch2 = tensor_arg(batch1, "addbmm", "batch1", 2), tensor_arg(batch2, "addbmm", "batch2", 3)
     for name, value in (("batch1", batch1), ("batch2", batch2)):
         if value.dim() != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
+    (b1, n, k1), (b2, k2, m) = batch1.shape, batch2.shape
+    if b1 != b2:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b1} and {b2}")
+    if k1 != k2:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{k1} and {k2}x{m})")
     return _scaled_sum(input, _sum(bmm(batch1, batch2), 0), beta, alpha)
 
 
@@ -131,8 +144,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 def block_diag(*tensors) -> Tensor:
     """The tensors (0-, 1- or 2-D) along the diagonal of one matrix, zeros elsewhere."""
     matrices = []
-    for i, t in enumerate(tensors):
-        t = tensor_arg(t, "block_diag", "tensors", i + 1)
+    for i, t in enumerate(_tensor_list(tensors)):
         if t.dim() > 2:
             raise RuntimeError(
                 f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t.dim()} dimensions"
@@ -153,6 +165,14 @@ def block_diag(*tensors) -> Tensor:
     return cat(rows, 0)
 
 
+def _tensor_list(tensors: tuple) -> list[Tensor]:
+    """The tensors of a ``*tensors`` argument as mt.Tensors, or PyTorch's TypeError naming the first that is not."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, TENSOR_TYPES):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return [t if isinstance(t, Tensor) else torch_operand(t) for t in tensors]
+
+
 def _zeros(shape: tuple, like: Tensor) -> Tensor:
     return Tensor._make(torch.zeros(shape, dtype=like.dtype, device=like.device), None)
 
@@ -161,8 +181,8 @@ def cartesian_prod(*tensors) -> Tensor:
     """Every combination of one element from each 1-D tensor, as rows."""
     from ..creation import meshgrid
 
-    for i, t in enumerate(tensors):
-        t = tensor_arg(t, "cartesian_prod", "tensors", i + 1)
+    tensors = _tensor_list(tensors)
+    for t in tensors:
         if t.dim() != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:

@@ -257,7 +257,33 @@ _PADDINGS = ("zeros", "border", "reflection")
 
 def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool):
     """``grid_sample`` with its modes as torch's enum values (``torch.grid_sampler_2d/3d``)."""
+    input, grid = tensor_arg(input, "grid_sampler"), tensor_arg(grid, "grid_sampler", "grid", 2)
+    for name, value, names in (
+        ("interpolation_mode", interpolation_mode, _MODES),
+        ("padding_mode", padding_mode, _PADDINGS),
+    ):
+        if value not in range(3):  # torch reads past its enum; a negative index would pick a mode silently
+            choices = ", ".join(f"{i} ({n})" for i, n in enumerate(names))
+            raise RuntimeError(f"grid_sampler(): expected {name} to be one of {choices}, but got {value}")
     return grid_sample(input, grid, _MODES[interpolation_mode], _PADDINGS[padding_mode], align_corners)
 
 
-grid_sampler_2d = grid_sampler_3d = grid_sampler
+def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool):
+    """``grid_sampler`` of a 4-D input only."""
+    return _grid_sampler_nd(4, input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool):
+    """``grid_sampler`` of a 5-D input only."""
+    return _grid_sampler_nd(5, input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def _grid_sampler_nd(ndim: int, input, grid, *args) -> Tensor:
+    name = f"grid_sampler_{ndim - 2}d"
+    input, grid = tensor_arg(input, name), tensor_arg(grid, name, "grid", 2)
+    if input.dim() != ndim or grid.dim() != ndim:
+        raise RuntimeError(
+            f"grid_sampler(): expected {ndim}D input and grid with same number of dimensions, but got input "
+            f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    return grid_sampler(input, grid, *args)

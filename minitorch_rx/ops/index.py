@@ -13,7 +13,8 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
+from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, tensor_arg
+from .dims import normalize_dim
 from .inplace import _recording, rebase
 
 
@@ -244,6 +245,7 @@ def index_reduce(
     source = tensor_arg(source, "index_reduce", "source", 4)
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    _check_index_reduce(input, dim, index, source)
     positions = _raw(index)
     if source.dim():
         dim = dim % source.dim()
@@ -253,6 +255,35 @@ def index_reduce(
     else:
         positions = positions.reshape(())
     return ScatterReduce.apply(input, dim, positions, source, reduce, include_self)
+
+
+def _check_index_reduce(input: Tensor, dim: int, index, source: Tensor) -> None:
+    """PyTorch's checks of ``index_reduce``'s arguments, in its words."""
+    dim = normalize_dim(dim, input.dim())
+    if index.dim() > 1:
+        raise IndexError(
+            f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+            f"{dtype_name(index.dtype)} and size: {list(index.shape)}"
+        )
+    if index.dtype not in (torch.int32, torch.int64):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {dtype_name(index.dtype)}")
+    if input.dtype != source.dtype:
+        raise RuntimeError(
+            f"index_reduce_(): self ({dtype_name(input.dtype)}) and source ({dtype_name(source.dtype)}) "
+            "must have the same scalar type"
+        )
+    if index.numel() != (source.shape[dim] if source.dim() else 1):
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+            f"({source.shape[dim] if source.dim() else 1}), for dim: {dim}"
+        )
+    if source.dim() != input.dim() or any(
+        a != b for i, (a, b) in enumerate(zip(input.shape, source.shape)) if i != dim
+    ):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. "
+            f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}"
+        )
 
 
 # ------------------------------------------------------------------ index_*

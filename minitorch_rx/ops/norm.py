@@ -439,6 +439,16 @@ def native_group_norm(input: Tensor, weight, bias, N: int, C: int, HxW: int, gro
     """``(group_norm(...), mean, rstd)``, the statistics per sample and group (``(N, group)``), all
     differentiable (composed of recorded ops)."""
     input = tensor_arg(input, "native_group_norm")
+    if C % group:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(input.shape)} and num_groups={group}"
+        )
+    if input.numel() != N * C * HxW:
+        raise RuntimeError(
+            f"Expected X.numel() == N * C * HxW to be true, but got false: input of shape {list(input.shape)} "
+            f"has {input.numel()} elements, N * C * HxW = {N} * {C} * {HxW}"
+        )
     grouped = input.reshape(N, group, C // group * HxW)
     mean = grouped.mean(-1)
     centered = grouped - mean.unsqueeze(-1)

@@ -222,6 +222,8 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
 
 def angle(input: Tensor) -> Tensor:
     input = tensor_arg(input, "angle")
+    if input.dtype.is_complex:
+        return _complex("angle", input)
     if not input.dtype.is_floating_point:
         input = input.to(torch.get_default_dtype())
     return Angle.apply1(input)
@@ -231,12 +233,19 @@ def sgn(input: Tensor) -> Tensor:
     """The sign (real tensors: ``sign``)."""
     from .math import sign
 
-    return sign(tensor_arg(input, "sgn"))
+    input = tensor_arg(input, "sgn")
+    return _complex("sgn", input) if input.dtype.is_complex else sign(input)
+
+
+def _complex(name: str, input: Tensor) -> Tensor:
+    """torch's ``name`` of a complex tensor, unrecorded: complex tensors never require grad here."""
+    return Tensor._make(getattr(torch, name)(input._data), None)
 
 
 def _identity(name: str, doc: str):
     def function(input: Tensor) -> Tensor:
-        return tensor_arg(input, name)
+        input = tensor_arg(input, name)
+        return _complex(name, input) if input.dtype.is_complex else input
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
@@ -247,12 +256,20 @@ real = _identity("real", "The real part: the tensor itself for a real tensor.")
 conj = _identity("conj", "The conjugate: the tensor itself for a real tensor.")
 resolve_conj = _identity("resolve_conj", "The tensor itself (real tensors have no lazy conjugation).")
 resolve_neg = _identity("resolve_neg", "The tensor itself (real tensors have no lazy negation).")
-positive = _identity("positive", "``+input``: the tensor itself.")
+
+
+def positive(input: Tensor) -> Tensor:
+    """``+input``: the tensor itself."""
+    input = tensor_arg(input, "positive")
+    if input.dtype == torch.bool:
+        raise NotImplementedError("The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
 def conj_physical(input: Tensor) -> Tensor:
     """The conjugate as a new tensor (a copy, for a real tensor)."""
-    return clone(tensor_arg(input, "conj_physical"))
+    input = tensor_arg(input, "conj_physical")
+    return _complex("conj_physical", input) if input.dtype.is_complex else clone(input)
 
 
 def deg2rad(input: Tensor) -> Tensor:

@@ -14,7 +14,7 @@ import torch
 
 from ..autograd.function import Function, call
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, tensor_arg
+from .constants import TENSOR_TYPES, dtype_name, tensor_arg
 from .diagonal import diag, diagonal
 from .dims import normalize_dim
 from .elementwise import clone, where
@@ -256,6 +256,10 @@ class IndexPut(Function):
 
 
 def _index_tuple(indices) -> tuple:
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(
+            f"index_put(): argument 'indices' (position 2) must be tuple of Tensors, not {type(indices).__name__}"
+        )
     return tuple(None if i is None else (i._data if isinstance(i, Tensor) else i) for i in indices)
 
 
@@ -269,6 +273,18 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     """``input`` with ``source`` put (or added) at the flat positions ``index``; a new tensor."""
     input, source = tensor_arg(input, "put"), tensor_arg(source, "put", "source", 3)
     index = tensor_arg(index, "put", "index", 2)
+    if index.dtype != torch.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {dtype_name(index.dtype)}")
+    if input.dtype != source.dtype:
+        raise RuntimeError(
+            "put_(): self and source expected to have the same dtype, but got "
+            f"self.dtype = {dtype_name(input.dtype)} and source.dtype = {dtype_name(source.dtype)}"
+        )
+    if index.numel() != source.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
     flat = index_put(reshape(input, (-1,)), (index._data.reshape(-1),), reshape(source, (-1,)), accumulate)
     return reshape(flat, input.shape)
 
