@@ -215,6 +215,10 @@ def embedding_bag(
         )
     ids = tensor_arg(input, "embedding_bag")._data
     weight = tensor_arg(weight, "embedding_bag", "weight", 2)
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if ids.dim() not in (1, 2):
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {ids.dim()}")
     if ids.dim() == 2:
         if offsets is not None:
             raise ValueError(
@@ -228,6 +232,18 @@ def embedding_bag(
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
         starts = offsets._data if isinstance(offsets, Tensor) else offsets
+        if starts.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        if starts.numel() and int(starts[0]) != 0:
+            raise RuntimeError(
+                "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
+                f"However, got {int(starts[0])}"
+            )
+        if starts.numel() and int(starts[-1]) > ids.numel():
+            raise RuntimeError(
+                f"offsets[-1] can not be greater than input's length {ids.numel()} but got offsets[-1] of "
+                f"{int(starts[-1])}"
+            )
         if include_last_offset:
             starts = starts[:-1]
         bags = starts.numel()

@@ -267,12 +267,15 @@ def triplet_margin_with_distance_loss(
     ``distance_function`` (``pairwise_distance`` by default); ``swap`` as in ``triplet_margin_loss``."""
     reduction_enum = _reduction(reduction)
     if margin <= 0:
-        raise ValueError(
-            f"triplet_margin_with_distance_loss: expected margin to be greater than 0, got {margin} instead"
-        )
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     anchor, positive, negative = _check_three(
         "triplet_margin_with_distance_loss", ("anchor", "positive", "negative"), anchor, positive, negative
     )
+    if not anchor.dim() == positive.dim() == negative.dim():
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
+            f"got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative {negative.dim()}D inputs"
+        )
     distance = pairwise_distance if distance_function is None else distance_function
     distance_positive = distance(anchor, positive)
     distance_negative = distance(anchor, negative)

@@ -608,10 +608,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     and transposed to ``(k, groups)``."""
     input = tensor_arg(input, "channel_shuffle")
     if input._data.dim() < 3:
-        raise RuntimeError(
-            "channel_shuffle expects input to have at least 3 dimensions, but got input with "
-            f"{input._data.dim()} dimension(s)"
-        )
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
     n, c, *rest = input.shape

@@ -8,6 +8,7 @@ Functions with PyTorch's backward formulas.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections import namedtuple
 
@@ -15,7 +16,7 @@ import torch
 
 from ..autograd.function import Function, call
 from ..autograd.tensor import Tensor
-from .constants import TENSOR_TYPES, check_number, tensor_arg
+from .constants import TENSOR_TYPES, check_number, dtype_name, tensor_arg
 from .dims import normalize_dim, normalize_dims
 from .elementwise import clamp, mul, sqrt, sub, where
 from .index import gather
@@ -48,7 +49,9 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype: torch.dtyp
     """The mean of the non-NaN elements."""
     input = tensor_arg(input, "nanmean")
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {input.dtype}")
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {dtype_name(input.dtype)}"
+        )
     count = _constant((~input._data.isnan()).sum(dim=normalize_dims(dim, input.dim()), keepdim=keepdim))
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
@@ -65,9 +68,15 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
 
 
 # ------------------------------------------------------------------ moments
+def _check_moment_dtype(input: Tensor, name: str) -> None:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+
+
 def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None):
     """``(var, mean)`` over ``dim``."""
     input = tensor_arg(input, "var_mean")
+    _check_moment_dtype(input, "var_mean")
     dim, unbiased = _unbiased_first(dim, unbiased)
     return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
@@ -75,6 +84,7 @@ def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
 def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None):
     """``(std, mean)`` over ``dim``."""
     input = tensor_arg(input, "std_mean")
+    _check_moment_dtype(input, "std_mean")
     dim, unbiased = _unbiased_first(dim, unbiased)
     return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
@@ -98,18 +108,27 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     input = tensor_arg(input, name)
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(
-            f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got {interpolation}"
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+            f"but got {interpolation}"
         )
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    q_data = q._data if isinstance(q, Tensor) else q if isinstance(q, torch.Tensor) else torch.tensor(q)
-    q_data = q_data.to(input.dtype)
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if isinstance(q, TENSOR_TYPES):
+        q_data = q._data if isinstance(q, Tensor) else q
+        if q_data.dtype != input.dtype:
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    elif isinstance(q, numbers.Real) and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+    elif isinstance(q, (numbers.Real, list, tuple)):
+        q_data = torch.tensor(q, dtype=input.dtype)
+    else:
+        raise TypeError(f"{name}(): argument 'q' (position 2) must be float or Tensor, not {type(q).__name__}")
     if q_data.dim() > 1:
-        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
     if bool(((q_data < 0) | (q_data > 1)).any()):
-        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
     if input.numel() == 0 and dim is None:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
+        raise RuntimeError("quantile() input tensor must be non-empty")
     if dim is not None:
         dim = normalize_dim(dim, max(input.dim(), 1))
     values = reshape(input, (-1,)) if dim is None or input.dim() == 0 else movedim(input, dim, -1)
@@ -252,8 +271,10 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
     return input
 
 
-def _spacing(x: Tensor, y: Tensor, dim: int) -> Tensor:
+def _spacing(x: Tensor, y: Tensor, dim: int, name: str) -> Tensor:
     """The differences of the sample points ``x`` along ``dim``, shaped to broadcast with ``y``'s pairs."""
+    if x.dim() == 1 and x.shape[0] != y.shape[dim]:
+        raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
     if x.dim() == 1:
         x = reshape(x, [-1 if d == dim else 1 for d in range(y.dim())])
     elif x.dim() < y.dim():
@@ -272,7 +293,7 @@ def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     if x is None or not isinstance(x, TENSOR_TYPES):
         spacing = (1.0 if dx is None else dx) if x is None else x
         return _sum(pairs, dim) * (spacing / 2)
-    return _sum(mul(_spacing(tensor_arg(x, "trapezoid", "x", 2), y, dim), pairs), dim) / 2
+    return _sum(mul(_spacing(tensor_arg(x, "trapezoid", "x", 2), y, dim, "trapezoid"), pairs), dim) / 2
 
 
 def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
@@ -293,7 +314,9 @@ def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor
     if x is None or not isinstance(x, TENSOR_TYPES):
         spacing = (1.0 if dx is None else dx) if x is None else x
         return cumsum(pairs * (spacing / 2), dim)
-    return cumsum(mul(_spacing(tensor_arg(x, "cumulative_trapezoid", "x", 2), y, dim), pairs) / 2, dim)
+    return cumsum(
+        mul(_spacing(tensor_arg(x, "cumulative_trapezoid", "x", 2), y, dim, "cumulative_trapezoid"), pairs) / 2, dim
+    )
 
 
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:

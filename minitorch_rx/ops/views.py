@@ -34,6 +34,8 @@ def ravel(input: Tensor) -> Tensor:
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """``input`` flattened, as the ``offset``-th diagonal of a square matrix."""
+    if not isinstance(offset, int):
+        raise TypeError(f"diagflat(): argument 'offset' (position 2) must be int, not {type(offset).__name__}")
     return diag(reshape(tensor_arg(input, "diagflat"), (-1,)), offset)
 
 
@@ -197,6 +199,8 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
 
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
+    dim = normalize_dim(dim, tensor_arg(input, "slice_scatter").dim())
+
     def take_slice(p):
         index = [slice(None)] * p.dim()
         index[dim] = slice(start, end, step)
@@ -218,6 +222,7 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     ``input``'s elements (so its gradient is exact; elements read twice get both gradients)."""
     input = tensor_arg(input, "as_strided")
     data = input._data
+    data.as_strided(size, stride, storage_offset)  # torch's checks, in its words (of input's element size)
     storage = torch.arange(data.untyped_storage().nbytes() // data.element_size(), device=data.device)
     element_at = torch.full_like(storage, -1)
     element_at[storage.as_strided(data.shape, data.stride(), data.storage_offset()).reshape(-1)] = torch.arange(
@@ -307,4 +312,13 @@ def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
     """``F.pad(input, pad, value=value)`` under its aten name."""
     from .pad import pad as _pad
 
-    return _pad(tensor_arg(input, "constant_pad_nd"), pad, "constant", value)
+    input = tensor_arg(input, "constant_pad_nd")
+    if isinstance(pad, (tuple, list)):  # anything else: F.pad's TypeError
+        if len(pad) % 2:
+            raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+        if len(pad) > 2 * input.dim():
+            raise RuntimeError(
+                "Length of pad should be no more than twice the number of dimensions of the input. "
+                f"Pad length is {len(pad)} while the input has {input.dim()} dimensions."
+            )
+    return _pad(input, pad, "constant", value)
