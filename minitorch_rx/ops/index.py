@@ -284,6 +284,9 @@ def _check_index_reduce(input: Tensor, dim: int, index, source: Tensor) -> None:
             "source tensor shape must match self tensor shape, excluding the specified dimension. "
             f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}"
         )
+    positions, size = _raw(index), input.shape[dim] if input.dim() else 1
+    if positions.numel() and bool(((positions < 0) | (positions >= size)).any()):
+        raise IndexError("index out of range in self")
 
 
 # ------------------------------------------------------------------ index_*

@@ -334,8 +334,13 @@ def fill(input: Tensor, value) -> Tensor:
         value = tensor_arg(value, "fill", "value", 2)
         if value.dim() != 0:
             raise RuntimeError(
-                f"fill only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
             )
         value = value.to(input.dtype)
+    elif not isinstance(value, numbers.Number):
+        raise TypeError(
+            f"fill() received an invalid combination of arguments - got (Tensor, {type(value).__name__}), but "
+            "expected one of: (Tensor input, Tensor value), (Tensor input, Number value)"
+        )
     everywhere = Tensor._make(torch.ones(input.shape, dtype=torch.bool, device=input.device), None)
     return where(everywhere, value, input)

@@ -290,6 +290,10 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
             "put_(): Expected source and index to have the same number of elements, but got "
             f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
         )
+    outside = (index._data < -input.numel()) | (index._data >= input.numel())
+    if bool(outside.any()):
+        bad = int(index._data[outside][0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {input.numel()} elements.")
     flat = index_put(reshape(input, (-1,)), (index._data.reshape(-1),), reshape(source, (-1,)), accumulate)
     return reshape(flat, input.shape)
 
