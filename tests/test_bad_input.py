@@ -668,6 +668,13 @@ CASES = [
         IndexError,
         "Dimension out of range (expected to be in range of [-1, 0], but got 2)",
     ),
+    case(
+        "mt.flip",
+        "no dims (it flipped nothing)",
+        lambda: x(2).flip(),
+        TypeError,
+        'flip() missing 1 required positional arguments: "dims"',
+    ),
     case("mt.fliplr", "a 1-D tensor", lambda: mt.fliplr(x(3)), RuntimeError, "Input must be >= 2-d."),
     case("mt.flipud", "a 0-D tensor", lambda: mt.flipud(x()), RuntimeError, "Input must be >= 1-d."),
     case(

@@ -136,6 +136,7 @@ COMPLEX_PARTS = {
     "mt.conj_physical": lambda t: t.conj_physical() if isinstance(t, torch.Tensor) else mt.conj_physical(t),
     "mt.angle": lambda t: t.angle() if isinstance(t, torch.Tensor) else mt.angle(t),
     "mt.sgn": lambda t: t.sgn() if isinstance(t, torch.Tensor) else mt.sgn(t),
+    "mt.vdot": lambda t: torch.vdot(t[0], t[1]) if isinstance(t, torch.Tensor) else mt.vdot(t[0], t[1]),
     "Tensor.H": lambda t: t.H.resolve_conj() if isinstance(t, torch.Tensor) else t.H.torch().resolve_conj(),
 }
 
@@ -143,7 +144,7 @@ COMPLEX_PARTS = {
 @pytest.mark.parametrize("op", list(COMPLEX_PARTS))
 def test_the_complex_number_functions_of_a_complex_tensor_are_pytorchs(op):
     """They were the identity (``real``, ``conj``, ``H`` without conjugation) or real-only formulas
-    (``angle`` gave 0 or pi) for complex tensors too: silent wrong answers."""
+    (``angle`` gave 0 or pi, ``vdot`` did not conjugate) for complex tensors too: silent wrong answers."""
     data = torch.tensor([[1 + 2j, -0.5j], [3.0, -1 + 1j]], dtype=C64)
     ours = COMPLEX_PARTS[op](mt.tensor(data))
     ours = ours.torch() if isinstance(ours, mt.Tensor) else ours

@@ -71,10 +71,13 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
 
 
 def vdot(input: Tensor, other: Tensor) -> Tensor:
-    """The dot product of two 1-D tensors (real tensors: no conjugation to do)."""
+    """The dot product of two 1-D tensors, ``input`` conjugated (complex tensors, which never require
+    grad here: torch's; real tensors: ``dot``)."""
     input, other = tensor_arg(input, "vdot"), tensor_arg(other, "vdot", "other", 2)
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+    if input.dtype.is_complex or other.dtype.is_complex:
+        return Tensor._make(torch.vdot(input._data, other._data), None)
     return dot(input, other)
 
 

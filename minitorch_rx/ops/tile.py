@@ -122,6 +122,8 @@ def flip(input: Tensor, *args, dims=None) -> Tensor:
     """``input`` with the order of its elements reversed along ``dims`` (``flip(0, 1)``, ``flip((0, 1))``,
     ``flip(dims=(0, 1))``)."""
     input = tensor_arg(input, "flip")
+    if not args and dims is None:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
     return Flip.apply(input, _sizes(args if dims is None else (dims,)))
 
 
