@@ -288,7 +288,7 @@ def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=
         zeros_v = torch.zeros((*input.shape[:-2], n, n if not some else min(m, n)), dtype=input.dtype)
         return torch.return_types.svd((_constant(zeros), S, _constant(zeros_v)))
     U, S, Vh = svd(input, full_matrices=not some)
-    return torch.return_types.svd((U, S, Vh.mT))
+    return torch.return_types.svd((U, S, Vh.mH))
 
 
 def torch_qr(input: Tensor, some: bool = True, *, out=None):

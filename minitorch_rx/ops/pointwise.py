@@ -160,14 +160,20 @@ def copysign(input, other) -> Tensor:
 
 
 def float_power(input, exponent) -> Tensor:
-    """``pow`` computed in double precision (the result is float64)."""
+    """``pow`` computed in double precision (the result is float64, complex128 for a complex operand)."""
     if not isinstance(input, TENSOR_TYPES):
         exponent = tensor_arg(exponent, "float_power", "exponent", 2)
+        if isinstance(input, complex) or exponent.dtype.is_complex:
+            return _pow(complex(input), exponent.to(torch.complex128))
         return _pow(float(input), exponent.to(torch.float64))
-    input = tensor_arg(input, "float_power").to(torch.float64)
+    input = tensor_arg(input, "float_power")
     if isinstance(exponent, TENSOR_TYPES):
-        return _pow(input, tensor_arg(exponent, "float_power", "exponent", 2).to(torch.float64))
-    return _pow(input, float(exponent))
+        exponent = tensor_arg(exponent, "float_power", "exponent", 2)
+        double = torch.complex128 if input.dtype.is_complex or exponent.dtype.is_complex else torch.float64
+        return _pow(input.to(double), exponent.to(double))
+    if input.dtype.is_complex or isinstance(exponent, complex):
+        return _pow(input.to(torch.complex128), complex(exponent))
+    return _pow(input.to(torch.float64), float(exponent))
 
 
 def ldexp(input, other) -> Tensor:

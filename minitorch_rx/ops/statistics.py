@@ -188,12 +188,14 @@ def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolat
 def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
     """The covariance matrix of the rows of ``input`` (variables) over its columns (observations)."""
     input = tensor_arg(input, "cov")
-    torch.cov(  # torch's checks of the weights (dims, dtypes, sizes, signs)
+    result = torch.cov(  # torch's checks of the weights (dims, dtypes, sizes, signs)
         input._data,
         correction=correction,
         fweights=None if fweights is None else tensor_arg(fweights, "cov", "fweights")._data,
         aweights=None if aweights is None else tensor_arg(aweights, "cov", "aweights")._data,
     )
+    if input.dtype.is_complex:  # never requires grad here: torch's answer
+        return Tensor._make(result, None)
     if input.dim() > 2:
         raise RuntimeError(
             f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions"
@@ -232,6 +234,8 @@ def corrcoef(input: Tensor) -> Tensor:
         raise RuntimeError(
             f"corrcoef(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions"
         )
+    if input.dtype.is_complex:  # never requires grad here: torch's answer
+        return Tensor._make(torch.corrcoef(input._data), None)
     c = cov(input)
     if c.dim() == 0:
         return c / c
