@@ -141,6 +141,9 @@ COMPLEX_PARTS = {
     "mt.corrcoef": lambda t: torch.corrcoef(t) if isinstance(t, torch.Tensor) else mt.corrcoef(t),
     "mt.float_power": lambda t: torch.float_power(t, 2) if isinstance(t, torch.Tensor) else mt.float_power(t, 2),
     "mt.svd": lambda t: torch.svd(t).V if isinstance(t, torch.Tensor) else mt.svd(t).V,
+    "mt.linalg.vecdot": lambda t: (torch if isinstance(t, torch.Tensor) else mt).linalg.vecdot(t, t),
+    "mt.linalg.polar": lambda t: (torch if isinstance(t, torch.Tensor) else mt).linalg.polar(t).H,
+    "mt.linalg.lstsq": lambda t: (torch if isinstance(t, torch.Tensor) else mt).linalg.lstsq(t, t).residuals,
     "Tensor.H": lambda t: t.H.resolve_conj() if isinstance(t, torch.Tensor) else t.H.torch().resolve_conj(),
 }
 
@@ -148,8 +151,9 @@ COMPLEX_PARTS = {
 @pytest.mark.parametrize("op", list(COMPLEX_PARTS))
 def test_ops_of_a_complex_tensor_give_pytorchs_answer(op):
     """They were the identity (``real``, ``conj``, ``H`` without conjugation) or real-only formulas
-    (``angle`` gave 0 or pi, ``vdot`` and ``svd``'s ``V`` did not conjugate, ``cov``, ``corrcoef``
-    and ``float_power`` cast to real) for complex tensors too: silent wrong answers."""
+    (``angle`` gave 0 or pi; ``vdot``, ``linalg.vecdot``, ``svd``'s ``V`` and ``linalg.polar``'s ``H``
+    did not conjugate; ``cov``, ``corrcoef`` and ``float_power`` cast to real; ``linalg.lstsq``'s
+    residuals were complex) for complex tensors too: silent wrong answers."""
     data = torch.tensor([[1 + 2j, -0.5j], [3.0, -1 + 1j]], dtype=C64)
     ours = COMPLEX_PARTS[op](mt.tensor(data))
     ours = ours.torch() if isinstance(ours, mt.Tensor) else ours

@@ -92,6 +92,8 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """The dot product of (broadcast) vectors along ``dim``."""
     x = tensor_arg(x, "linalg_vecdot", "x")
     y = tensor_arg(y, "linalg_vecdot", "y", 2)
+    if x.dtype.is_complex or y.dtype.is_complex:  # x conjugated; complex tensors never require grad here
+        return _constant(torch.linalg.vecdot(x._data, y._data, dim=dim))
     return (x * y).sum(dim)
 
 
@@ -242,6 +244,8 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     A = tensor_arg(A, "linalg_lstsq", "A")
     B = tensor_arg(B, "linalg_lstsq", "B", 2)
     result = torch.linalg.lstsq(A._data, B._data, rcond=rcond, driver=driver)
+    if A.dtype.is_complex or B.dtype.is_complex:  # never require grad here: torch's answer
+        return torch.return_types.linalg_lstsq(tuple(_constant(t) for t in result))
     vector = B.dim() == A.dim() - 1
     solution = matmul(pinv(A), B.unsqueeze(-1) if vector else B)
     if vector:
@@ -334,7 +338,7 @@ def matrix_sqrth(A: Tensor) -> Tensor:
     A = tensor_arg(A, "linalg_matrix_sqrth", "A")
     torch.linalg.matrix_sqrth(A._data[..., :0, :0] if A.dim() >= 2 else A._data)  # torch's checks
     values, vectors = eigh(A)
-    return (vectors * values.sqrt().unsqueeze(-2)) @ vectors.mT
+    return (vectors * values.sqrt().unsqueeze(-2)) @ vectors.mH
 
 
 def polar(A: Tensor, *, out=None):
@@ -343,7 +347,7 @@ def polar(A: Tensor, *, out=None):
     A = tensor_arg(A, "linalg_polar", "A")
     torch.linalg.polar(A._data[..., :0, :0] if A.dim() >= 2 else A._data)  # torch's checks
     W, S, Vh = svd(A, full_matrices=False)
-    return torch.return_types.linalg_polar((W @ Vh, (Vh.mT * S.unsqueeze(-2)) @ Vh))
+    return torch.return_types.linalg_polar((W @ Vh, (Vh.mH * S.unsqueeze(-2)) @ Vh))
 
 
 def torch_cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
