@@ -265,6 +265,14 @@ def test_where_with_a_non_boolean_condition_raises():
         mt.where(x, x, x)
 
 
+def test_where_of_a_condition_alone_is_nonzero_as_a_tuple():
+    data = torch.tensor([[0.0, 1.5, -2.0], [3.0, 0.0, 0.0]])
+    for condition in (data > 0, data):  # any dtype, as torch's
+        ours, theirs = mt.where(mt.tensor(condition)), torch.where(condition)
+        assert len(ours) == len(theirs) == 2
+        assert all(torch.equal(a.torch(), b) for a, b in zip(ours, theirs, strict=True))
+
+
 def _small(*shape, low=-1.5, high=1.5, margin=0.2, seed=0):
     generator = torch.Generator().manual_seed(seed)
     values = torch.rand(shape, generator=generator, dtype=torch.float64) * (high - low) + low

@@ -486,7 +486,13 @@ def clone(input: Tensor, *, memory_format: torch.memory_format = torch.preserve_
     return Clone.apply1(input, memory_format)
 
 
-def where(condition, input, other) -> Tensor:
+def where(condition, input=None, other=None) -> Tensor:
+    """``input`` where ``condition`` holds, else ``other``; ``where(condition)`` alone is
+    ``nonzero(condition, as_tuple=True)``, as torch's."""
+    if input is None and other is None:
+        from .index import nonzero
+
+        return nonzero(tensor_arg(condition, "where", "condition"), as_tuple=True)
     condition = condition._data if isinstance(condition, Tensor) else condition
     if not isinstance(condition, torch.Tensor):
         raise not_a_tensor("where", condition, "condition")
