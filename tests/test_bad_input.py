@@ -6761,6 +6761,66 @@ CASES += [
     ),
 ]
 
+CASES += [
+    # ------------------------------------------------------------------ found by calling every function with integer tensors
+    case(
+        "mt.chunk",
+        "a tensor for chunks (was a RecursionError)",
+        lambda: mt.chunk(x(3), mt.tensor([[1, 2], [3, 4]])),
+        TypeError,
+        "chunk(): argument 'chunks' (position 2) must be int, not Tensor",
+    ),
+    case(
+        "mt.matrix_power",
+        "a tensor for n (was a RecursionError)",
+        lambda: mt.matrix_power(x(3, 3), mt.tensor([[1, 2], [3, 4]])),
+        TypeError,
+        "argument 'n' (position 2) must be int, not Tensor",
+    ),
+    case(
+        "F.huber_loss",
+        "integer tensors",
+        lambda: F.huber_loss(mt.tensor([1, 2]), mt.tensor([1, 3])),
+        NotImplementedError,
+        "\"huber_cpu\" not implemented for 'Long'",
+    ),
+    case(
+        "F.smooth_l1_loss",
+        "integer tensors",
+        lambda: F.smooth_l1_loss(mt.tensor([1, 2]), mt.tensor([1, 3])),
+        NotImplementedError,
+        "\"smooth_l1_cpu\" not implemented for 'Long'",
+    ),
+    case(
+        "F.kl_div",
+        "an integer target",
+        lambda: F.kl_div(x(2), mt.tensor([1, 0]), reduction="sum"),
+        RuntimeError,
+        "kl_div: Integral inputs not supported.",
+    ),
+    case(
+        "F.hinge_embedding_loss",
+        "an integer input, mean reduction",
+        lambda: F.hinge_embedding_loss(mt.tensor([1, -2]), mt.tensor([1, -1])),
+        RuntimeError,
+        "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long",
+    ),
+    case(
+        "mt.linalg.vecdot",
+        "integer tensors",
+        lambda: mt.linalg.vecdot(mt.tensor([1, 2]), mt.tensor([1, 2])),
+        RuntimeError,
+        "linalg.vecdot: Expected a floating point or complex tensor as input. Got Long",
+    ),
+    case(
+        "mt.linalg.vecdot",
+        "dtypes that differ",
+        lambda: mt.linalg.vecdot(x(2), x(2, dtype=F64)),
+        RuntimeError,
+        "linalg.vecdot: Expected x and y to have the same dtype, but found x of type Float and y of type Double instead",
+    ),
+]
+
 
 @pytest.mark.parametrize(("entry", "call", "error", "message"), CASES)
 def test_bad_input_raises_a_clear_error(entry, call, error, message):

@@ -398,3 +398,15 @@ def test_gumbel_softmax_draws_torchs_noise_and_straight_through_gradient(hard):
     torch.testing.assert_close(ours_in.grad.torch(), theirs_in.grad)
     if hard:
         assert ours.torch().sum(1).tolist() == [1.0] * 4
+
+
+def test_hinge_embedding_loss_of_integer_tensors_is_torchs():
+    """torch computes it in the input's integer dtype (the margin truncated); ours gave floats."""
+    input, target = torch.tensor([-5, -2, 3]), torch.tensor([-1, -1, 1])
+    for margin in (2.7, -0.5, -2.5):
+        for reduction in ("none", "sum"):
+            theirs = F.hinge_embedding_loss(input, target, margin=margin, reduction=reduction)
+            ours = mt.nn.functional.hinge_embedding_loss(
+                mt.tensor(input), mt.tensor(target), margin=margin, reduction=reduction
+            )
+            assert ours.dtype == theirs.dtype and torch.equal(ours.torch(), theirs)

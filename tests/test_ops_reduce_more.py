@@ -154,3 +154,8 @@ def test_sum_with_a_dtype_matches_torch(data):
     )
     ints = mt.tensor([[1, 2], [3, 4]], dtype=torch.int32)
     assert mt.sum(ints, dtype=torch.int64).dtype == torch.int64
+
+
+def test_nanmedian_of_an_integer_tensor_keeps_its_dtype():
+    ints = torch.tensor([[3, -1, 2], [0, 5, 1]])
+    assert torch.equal(mt.nanmedian(mt.tensor(ints)).torch(), torch.nanmedian(ints))  # was tensor(1.)

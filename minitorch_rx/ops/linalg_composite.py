@@ -9,7 +9,7 @@ import math
 import torch
 
 from ..autograd.tensor import Tensor
-from .constants import tensor_arg
+from .constants import dtype_name, tensor_arg
 from .linalg import matmul, matrix_norm
 from .linalg_decompositions import cholesky, inv, solve, solve_triangular
 from .linalg_spectral import eigh, lu, pinv, qr, svd, svdvals
@@ -28,6 +28,8 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     """``A`` to the integer power ``n`` (``inv(A)`` to ``-n`` for negative ``n``; the identity for 0),
     by repeated squaring."""
     A = tensor_arg(A, "linalg_matrix_power", "A")
+    if isinstance(n, Tensor):  # torch's TypeError, not a dispatch back here from torch's call
+        n = n._data
     torch.linalg.matrix_power(A._data[..., :0, :0] if A.dim() >= 2 else A._data, n)  # torch's checks
     if n == 0:  # the identity, still a function of A (its gradient is zero), as PyTorch's
         eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape)
@@ -92,6 +94,15 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """The dot product of (broadcast) vectors along ``dim``."""
     x = tensor_arg(x, "linalg_vecdot", "x")
     y = tensor_arg(y, "linalg_vecdot", "y", 2)
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError(
+            f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {dtype_name(x.dtype)}"
+        )
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{dtype_name(x.dtype)} and y of type {dtype_name(y.dtype)} instead"
+        )
     if x.dtype.is_complex or y.dtype.is_complex:  # x conjugated; complex tensors never require grad here
         return _constant(torch.linalg.vecdot(x._data, y._data, dim=dim))
     return (x * y).sum(dim)

@@ -74,8 +74,10 @@ def hinge_embedding_loss(
     """
     input, target = _check_tensors("hinge_embedding_loss", input, target)
     reduction_enum = _reduction(legacy_reduction(size_average, reduce, reduction))
-    output_margin = (margin - input).clamp(min=0).where(target != 1, 0.0)
-    output_self = input.where(target != -1, 0.0)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        margin = int(margin)  # torch computes in an integer input's dtype (mean then refuses it)
+    output_margin = (margin - input).clamp(min=0).where(target != 1, 0)
+    output_self = input.where(target != -1, 0)
     return reduce_loss(output_margin + output_self, reduction_enum)
 
 

@@ -20,7 +20,7 @@ from ..autograd.tensor import Tensor
 from .activation import logsigmoid
 from .autocast import state as autocast_state
 from .autocast import to_float32
-from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
+from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, tensor_arg
 from .loss import MEAN, SUM, _check_tensors, _not_differentiable, _reduction
 
 __all__ = [
@@ -63,6 +63,13 @@ def legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: 
     if size_average is None and reduce is None:
         return reduction
     return torch_reduction.legacy_get_string(size_average, reduce)
+
+
+def _check_kernel_dtype(kernel: str, input: Tensor, target: Tensor) -> None:
+    """torch's error where its kernel has no integer or bool version (the common dtype decides)."""
+    dtype = torch.promote_types(input.dtype, target.dtype)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise NotImplementedError(f"\"{kernel}_{input.device.type}\" not implemented for '{dtype_name(dtype)}'")
 
 
 def _check_float(function: str, value: object, argument: str, position: int) -> None:
@@ -166,6 +173,7 @@ def smooth_l1_loss(
     2.625
     """
     input, target = _check_tensors("smooth_l1_loss", input, target)
+    _check_kernel_dtype("smooth_l1", input, target)
     if autocast_state.active:
         input, target = to_float32(input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
@@ -193,6 +201,7 @@ def huber_loss(
     4.125
     """
     input, target = _check_tensors("huber_loss", input, target)
+    _check_kernel_dtype("huber", input, target)
     if autocast_state.active:
         input, target = to_float32(input, target)
     reduction_enum = _reduction(reduction)
@@ -229,6 +238,8 @@ def kl_div(
     0.0
     """
     input, target = _check_tensors("kl_div", input, target)
+    if not all(t.dtype.is_floating_point or t.dtype.is_complex for t in (input, target)):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if autocast_state.active:
         input, target = to_float32(input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)

@@ -59,6 +59,8 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype: torch.dtyp
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
     """The lower median of the non-NaN elements; with ``dim``, ``(values, indices)`` along it."""
     input = tensor_arg(input, "nanmedian")
+    if dim is None and not input.dtype.is_floating_point:  # no NaNs, no gradient: torch's, in input's dtype
+        return Tensor._make(torch.nanmedian(input._data), None)
     if dim is None:
         value = torch.nanmedian(input._data)
         mask = _constant(input._data == value)
