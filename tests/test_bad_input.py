@@ -6821,6 +6821,45 @@ CASES += [
     ),
 ]
 
+CASES += [
+    # ------------------------------------------------------------------ found by calling every function with bool and uint8 tensors
+    case(
+        "mt.trapezoid",
+        "a bool y",
+        lambda: mt.trapezoid(mt.tensor([True, False])),
+        NotImplementedError,
+        "trapezoid: received a bool input for `y`, but bool is not supported",
+    ),
+    case(
+        "mt.cumulative_trapezoid",
+        "a bool y",
+        lambda: mt.cumulative_trapezoid(mt.tensor([True, False])),
+        NotImplementedError,
+        "cumulative_trapezoid: received a bool input for `y`, but bool is not supported",
+    ),
+    case(
+        "mt.cdist",
+        "bool tensors",
+        lambda: mt.cdist(mt.ones(3, 2, dtype=torch.bool), mt.ones(3, 2, dtype=torch.bool)),
+        RuntimeError,
+        "cdist only supports floating-point dtypes, X1 got: Bool",
+    ),
+    case(
+        "F.pdist",
+        "an integer tensor",
+        lambda: F.pdist(mt.ones(3, 2, dtype=torch.long)),
+        RuntimeError,
+        "pdist only supports floating-point dtypes",
+    ),
+    case(
+        "mt.gradient",
+        "a uint8 tensor (it wrapped around)",
+        lambda: mt.gradient(mt.tensor([3, 1, 2], dtype=torch.uint8)),
+        RuntimeError,
+        "torch.gradient does not support uint8 input.",
+    ),
+]
+
 
 @pytest.mark.parametrize(("entry", "call", "error", "message"), CASES)
 def test_bad_input_raises_a_clear_error(entry, call, error, message):

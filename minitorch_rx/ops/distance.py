@@ -133,6 +133,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input._data.dim()}D")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
     rows, cols = torch.triu_indices(input.shape[0], input.shape[0], 1, device=input._data.device)
     difference = input[rows] - input[cols]
     return VectorNorm.apply(difference, float(p), 1, False)

@@ -389,6 +389,10 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
             raise not_a_tensor("cdist", value, name, position)
         if value.dim() < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name.upper()} got: {value.dim()}D")
+        if not value.dtype.is_floating_point:
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name.upper()} got: {dtype_name(value.dtype)}"
+            )
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:

@@ -291,6 +291,8 @@ def _spacing(x: Tensor, y: Tensor, dim: int, name: str) -> Tensor:
 def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The trapezoid rule along ``dim``, with sample points ``x`` or a constant spacing ``dx``."""
     y = tensor_arg(y, "trapezoid", "y")
+    if y.dtype == torch.bool:
+        raise NotImplementedError("trapezoid: received a bool input for `y`, but bool is not supported")
     dim = normalize_dim(dim, y.dim())
     length = y.shape[dim]
     if length == 0:
@@ -312,6 +314,8 @@ def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor
     from .scan import cumsum
 
     y = tensor_arg(y, "cumulative_trapezoid", "y")
+    if y.dtype == torch.bool:
+        raise NotImplementedError("cumulative_trapezoid: received a bool input for `y`, but bool is not supported")
     dim = normalize_dim(dim, y.dim())
     length = y.shape[dim]
     if length == 0:
@@ -444,6 +448,8 @@ def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> t
     differences inside and one-sided ones of order ``edge_order`` at the edges; ``spacing`` a number,
     one per dim, or each dim's sample coordinates (1-D tensors). As ``torch.gradient``."""
     input = tensor_arg(input, "gradient")
+    if input.dtype == torch.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
     if not (
         dim is None or isinstance(dim, int) or (isinstance(dim, (list, tuple)) and all(isinstance(d, int) for d in dim))
     ):
