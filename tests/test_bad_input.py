@@ -6771,6 +6771,13 @@ CASES += [
         "chunk(): argument 'chunks' (position 2) must be int, not Tensor",
     ),
     case(
+        "mt.polygamma",
+        "a tensor for n (was a RecursionError)",
+        lambda: mt.polygamma(mt.tensor([[1, 2]]), x(2)),
+        TypeError,
+        "polygamma(): argument 'n' (position 1) must be int, not Tensor",
+    ),
+    case(
         "mt.matrix_power",
         "a tensor for n (was a RecursionError)",
         lambda: mt.matrix_power(x(3, 3), mt.tensor([[1, 2], [3, 4]])),

@@ -29,6 +29,9 @@ class _State(threading.local):
         # on mt.Tensors then run as their recorded minitorch_rx equivalents (autograd/tensor.py).
         self.differentiating = False
         self.backward_depth = 0  # backward passes running in this thread (one inside another's)
+        # The torch functions whose minitorch_rx function runs now in this thread, called on mt
+        # tensors (autograd/torch_function.py): one called again from inside it is ours to unwrap.
+        self.dispatching: set = set()
         # (pack, unpack) pairs of autograd.graph.saved_tensors_hooks, innermost last; while any is
         # active, ops take the general recording path, which packs what they save.
         self.saved_tensors_hooks: list = []

@@ -62,7 +62,18 @@ def dispatch(func: Callable, args: tuple, kwargs: dict):
             # torch's Python functions pass every keyword on, their deprecated ones (size_average,
             # reduce) as None: those minitorch_rx's function does not take are left out.
             kwargs = {k: v for k, v in kwargs.items() if v is not None or k in found[2]}
-        return found[1](*args, **kwargs)
+        active = state.dispatching
+        if func in active:
+            # minitorch_rx's function called torch's on its data with an mt tensor where torch takes
+            # a number (``chunk(x, chunks=tensor)``): that came back here, and would again, until a
+            # RecursionError. torch's function on the data says what is wrong, in its words, or reads
+            # the tensor as a number, as torch does (no gradient flows through a number in torch either).
+            return func(*unwrap(args), **unwrap(kwargs))
+        active.add(func)
+        try:
+            return found[1](*args, **kwargs)
+        finally:
+            active.discard(func)
     if state.grad_enabled and _requires_grad((args, kwargs)):
         name = _qualified_name(func)
         raise RuntimeError(

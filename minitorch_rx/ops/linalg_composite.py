@@ -28,8 +28,6 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     """``A`` to the integer power ``n`` (``inv(A)`` to ``-n`` for negative ``n``; the identity for 0),
     by repeated squaring."""
     A = tensor_arg(A, "linalg_matrix_power", "A")
-    if isinstance(n, Tensor):  # torch's TypeError, not a dispatch back here from torch's call
-        n = n._data
     torch.linalg.matrix_power(A._data[..., :0, :0] if A.dim() >= 2 else A._data, n)  # torch's checks
     if n == 0:  # the identity, still a function of A (its gradient is zero), as PyTorch's
         eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape)

@@ -123,8 +123,6 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``input`` cut along ``dim`` into at most ``chunks`` pieces of equal size (the last smaller)."""
     input = tensor_arg(input, "chunk")
-    if isinstance(chunks, Tensor):  # torch's TypeError, not a dispatch back here from torch.chunk
-        chunks = chunks._data
     return _pieces(input, "chunk", chunks, dim)
 
 
