@@ -189,3 +189,11 @@ def test_cdist_matches_torch(p, data, batch, rows, cols):
 def test_cdist_gradcheck():
     x1, x2 = (mt.tensor(_rand(*s), requires_grad=True) for s in [(3, 2), (4, 2)])
     assert mt.autograd.gradcheck(mt.cdist, [x1, x2])
+
+
+def test_cosine_similarity_of_mixed_dtypes_is_computed_in_the_common_one():
+    """As torch's: a float tensor with an integer one (it failed in vector_norm), float32 with float64."""
+    a, b = torch.tensor([[1.0, 0.5]]), torch.tensor([[1, 2]])
+    for x, y in ((a, b), (b, a), (a, a.double())):
+        ours, theirs = mt.cosine_similarity(mt.tensor(x), mt.tensor(y)).torch(), torch.cosine_similarity(x, y)
+        assert ours.dtype == theirs.dtype and torch.allclose(ours, theirs)

@@ -12,7 +12,7 @@ from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .autocast import state as autocast_state
 from .autocast import to_float32_on_gpu
-from .constants import check_number, tensor_arg
+from .constants import check_number, dtype_name, tensor_arg
 from .dims import normalize_dim
 
 
@@ -98,6 +98,13 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     [1.0]
     """
     x1, x2 = tensor_arg(x1, "cosine_similarity", "x1", 1), tensor_arg(x2, "cosine_similarity", "x2", 2)
+    if x1.dtype != x2.dtype:  # computed in the common dtype, as torch's
+        common = torch.promote_types(x1.dtype, x2.dtype)
+        if not common.is_floating_point:
+            raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dtype_name(common)}")
+        x1, x2 = x1.to(common), x2.to(common)
+    elif not x1.dtype.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dtype_name(x1.dtype)}")
     shape = _broadcast_shape(x1._data.shape, x2._data.shape)
     x1, x2 = x1.expand(shape), x2.expand(shape)
     dim = normalize_dim(dim, len(shape))

@@ -395,6 +395,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
             )
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"expected scalar type {dtype_name(x1.dtype)} but found {dtype_name(x2.dtype)}")
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
     difference = unsqueeze(x1, -2) - unsqueeze(x2, -3)

@@ -467,6 +467,10 @@ def binary_cross_entropy_with_logits(
     reduction_enum = _reduction(reduction)
     if target._data.shape != input._data.shape:
         raise ValueError(f"Target size ({target._data.shape}) must be the same as input size ({input._data.shape})")
+    if not (target.dtype.is_floating_point or target.dtype == torch.bool):  # bool: torch's subtraction error
+        raise RuntimeError(
+            f"result type {dtype_name(input.dtype)} can't be cast to the desired output type {dtype_name(target.dtype)}"
+        )
     _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
     _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
     if autocast_state.active:

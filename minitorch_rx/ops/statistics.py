@@ -279,6 +279,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
 
 def _spacing(x: Tensor, y: Tensor, dim: int, name: str) -> Tensor:
     """The differences of the sample points ``x`` along ``dim``, shaped to broadcast with ``y``'s pairs."""
+    if x.dtype == torch.bool:
+        raise NotImplementedError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
     if x.dim() == 1 and x.shape[0] != y.shape[dim]:
         raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
     if x.dim() == 1:
