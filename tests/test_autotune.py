@@ -82,6 +82,17 @@ def test_the_fixed_choice_stays_unless_another_is_clearly_faster(clock):
     assert tuner.decided("demo", (1,)) == "a"
 
 
+def test_of_near_equal_slice_sizes_the_one_needing_least_memory_is_kept(clock):
+    assert tuner.MEMORY_COST["conv slice"] is int  # registered by ops/im2col.py
+    near = 1.0 + tuner.MARGIN / 2
+    costs = {"524288": 1.2, "262144": near, "1048576": 1.0}  # the largest is fastest, by less than the margin
+    settle((2,), tuple(costs), "524288", costing(clock, costs, []), kind="conv slice")
+    assert tuner.decided("conv slice", (2,)) == "262144"
+    costs = {"524288": 1.2, "262144": 1.0 + 2 * tuner.MARGIN, "1048576": 1.0}  # clearly slower: speed wins
+    settle((3,), tuple(costs), "524288", costing(clock, costs, []), kind="conv slice")
+    assert tuner.decided("conv slice", (3,)) == "1048576"
+
+
 def test_autotune_off_gives_the_fixed_choice_and_tries_nothing(clock, tmp_path):
     mt.backends.autotune = False
     calls = []

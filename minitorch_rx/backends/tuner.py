@@ -10,7 +10,9 @@ us against MKL's 155 on this project's AMD EPYC, inside the MLP's step 239 again
 is remembered in memory for the process and, where the cache folder is writable, in a JSON file
 keyed by CPU model, torch CPU capability and torch version, so that later processes on the same
 machine skip the trials. A candidate must beat the fixed rule's choice by ``MARGIN`` to replace it
-(noise between two near-equal kernels must not flip the choice).
+(noise between two near-equal kernels must not flip the choice). For kinds whose candidates cost
+memory (``MEMORY_COST``: a convolution's batch-slice size), of the candidates within ``MARGIN`` of
+the fastest the one needing the least memory wins.
 
 With ``mt.backends.autotune = False`` (or ``MINITORCH_RX_AUTOTUNE=0`` in the environment) every
 choice is the fixed rule's: deterministic, nothing timed, nothing read or written on disk.
@@ -49,7 +51,9 @@ ROUNDS = 3
 #: A candidate replaces the fixed rule's choice only when at least this much faster.
 MARGIN = 0.05
 #: Bumped when the meaning of a kind's keys or candidates changes (older files are then ignored).
-FORMAT = 3
+FORMAT = 4
+#: kind -> the memory a candidate (by name) needs, for kinds where that differs (``ops/im2col.py``).
+MEMORY_COST: dict[str, Callable[[str], float]] = {}
 
 T = TypeVar("T")
 
@@ -134,6 +138,9 @@ def _decide(full: tuple, default: str, times: dict[str, float]) -> None:
     best = min(times, key=times.__getitem__)
     if default in times and times[best] > (1 - MARGIN) * times[default]:
         best = default
+    cost = MEMORY_COST.get(full[0])
+    if cost is not None:  # as fast, within the margin: the one needing the least memory
+        best = min((name for name in times if times[name] <= (1 + MARGIN) * times[best]), key=cost)
     choice = Choice(*full, best, default, times, "measured")
     _choices[full] = choice
     _save(choice)

@@ -59,6 +59,7 @@ ROW_SHIFT_FROM = 48
 CHUNK_ELEMENTS = 1 << 19
 #: The other slice sizes ``mt.backends.autotune`` measures against ``CHUNK_ELEMENTS``.
 SLICE_CHUNKS = (1 << 18, 1 << 20)
+tuner.MEMORY_COST["conv slice"] = int  # a slice's columns: its element count
 
 
 def batch_slices(n: int, per_sample: int, chunk: int | None = None) -> list[tuple[int, int]]:
