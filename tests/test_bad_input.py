@@ -6887,6 +6887,13 @@ CASES += [
         "result type Float can't be cast to the desired output type Long",
     ),
     case(
+        "F.multilabel_margin_loss",
+        "a bool target (it computed)",
+        lambda: F.multilabel_margin_loss(x(3, 3), mt.ones(3, 3, dtype=torch.bool)),
+        RuntimeError,
+        "expected scalar type Long but found Bool",
+    ),
+    case(
         "mt.gradient",
         "a uint8 tensor (it wrapped around)",
         lambda: mt.gradient(mt.tensor([3, 1, 2], dtype=torch.uint8)),

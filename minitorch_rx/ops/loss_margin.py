@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from ..autograd.tensor import Tensor
-from .constants import tensor_arg
+from .constants import dtype_name, tensor_arg
 from .distance import pairwise_distance
 from .elementwise import minimum
 from .loss import _check_tensors, _reduction
@@ -155,6 +155,8 @@ def multilabel_margin_loss(
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {shape}")
     if list(target._data.shape) != shape:
         raise RuntimeError(f"inconsistent target size: {list(target._data.shape)} for input of size: {shape}")
+    if target.dtype != torch.int64:
+        raise RuntimeError(f"expected scalar type Long but found {dtype_name(target.dtype)}")
     rows = input.reshape(1, -1) if dims < 2 else input
     labels = target._data.reshape(rows._data.shape)
     classes = rows._data.shape[1]
