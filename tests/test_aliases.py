@@ -48,6 +48,19 @@ def test_an_alias_computes_and_differentiates_as_torchs(name):
             torch.testing.assert_close(a.grad.torch(), b.grad)
 
 
+@pytest.mark.parametrize("name", list(DIFFERENTIABLE))
+def test_an_alias_passes_gradgradcheck(name):
+    generator = torch.Generator().manual_seed(1)
+    # values away from clip's bounds and abs's kink, where the finite differences hold
+    data = [
+        (torch.rand(2, 3, dtype=F64, generator=generator) + 0.6) * torch.tensor([1.0, -1.0, 1.0], dtype=F64)
+        for _ in range(2)
+    ]
+    inputs = [mt.tensor(d, requires_grad=True) for d in data]
+    fn = DIFFERENTIABLE[name]
+    assert mt.autograd.gradgradcheck(lambda x, y: fn(mt, x, y) * fn(mt, x, y), inputs)
+
+
 def test_torch_functions_by_another_name_record_on_our_engine():
     x = mt.randn(3, requires_grad=True)
     y = torch.divide(x, 2) + torch.clip(x, 0, 1) + torch.absolute(x)
