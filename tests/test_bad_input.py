@@ -919,6 +919,27 @@ CASES = [
     ),
     case(
         "mt.take_along_dim",
+        "a negative index without dim",
+        lambda: mt.take_along_dim(x(2, 3), mt.tensor([-1, 0])),
+        RuntimeError,
+        "index -1 is out of bounds for dimension 0 with size 6",
+    ),
+    case(
+        "Tensor.permute",
+        "a tensor of dims",
+        lambda: x(2, 3).permute(mt.tensor([1, 0])),
+        TypeError,
+        "permute(): argument 'dims' (position 1) must be tuple of ints, not Tensor",
+    ),
+    case(
+        "mt.ldexp",
+        "a bool exponent",
+        lambda: mt.ldexp(x(3), mt.tensor([True, False, True])),
+        NotImplementedError,
+        "not implemented for 'Bool'",
+    ),
+    case(
+        "mt.take_along_dim",
         "indices of another rank",
         lambda: mt.take_along_dim(x(3, 2), mt.tensor([0]), 0),
         RuntimeError,

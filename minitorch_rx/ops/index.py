@@ -542,9 +542,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     index = _raw(indices)
     if index.dtype != torch.long:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {_type_name(index)}")
-    if dim is None:  # negative indices count from the end, as torch's
-        index = index.reshape(-1)
-        return gather(reshape(input, -1), 0, torch.where(index < 0, index + input._data.numel(), index))
+    if dim is None:  # a negative index is out of bounds, as torch's (with ``dim`` it counts from the end)
+        return gather(reshape(input, -1), 0, index.reshape(-1))
     ndim = input._data.dim()
     if ndim != index.dim():
         raise RuntimeError(

@@ -179,6 +179,8 @@ def float_power(input, exponent) -> Tensor:
 def ldexp(input, other) -> Tensor:
     """``input * 2 ** other``."""
     input, other = _pair(input, other, "ldexp")
+    if isinstance(other, Tensor) and other._data.dtype == torch.bool:  # torch's kernel has no bool exponent
+        torch.ldexp(input._data, other._data)  # raises torch's NotImplementedError
     return mul(input, _pow(2.0, other))
 
 

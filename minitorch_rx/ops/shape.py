@@ -327,6 +327,9 @@ def t_(input: Tensor) -> Tensor:
 
 def permute(input: Tensor, *args, dims=None) -> Tensor:
     input = tensor_arg(input, "permute")
+    given = args[0] if dims is None and len(args) == 1 else dims
+    if isinstance(given, (Tensor, torch.Tensor)):
+        raise TypeError("permute(): argument 'dims' (position 1) must be tuple of ints, not Tensor")
     dims = _shape_arg(args if dims is None else (dims,))
     ndim = input._data.dim()
     if len(dims) != ndim:
