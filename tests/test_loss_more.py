@@ -410,3 +410,28 @@ def test_hinge_embedding_loss_of_integer_tensors_is_torchs():
                 mt.tensor(input), mt.tensor(target), margin=margin, reduction=reduction
             )
             assert ours.dtype == theirs.dtype and torch.equal(ours.torch(), theirs)
+
+
+@pytest.mark.parametrize("name", ["huber_loss", "soft_margin_loss", "binary_cross_entropy_with_logits"])
+@pytest.mark.parametrize(
+    "dtypes", [(torch.float32, torch.float64), (torch.float64, torch.float32)], ids=["f32-f64", "f64-f32"]
+)
+def test_a_loss_of_mixed_float_dtypes_gives_torchs_dtype_and_value(name, dtypes):
+    """torch's kernels compute huber and soft margin in the input's dtype, BCE with logits in the
+    target's; the input's gradient comes back in its own dtype."""
+    generator = torch.Generator().manual_seed(0)
+    data = torch.randn(5, dtype=dtypes[0], generator=generator)
+    target = torch.rand(5, dtype=dtypes[1], generator=generator)
+    ours = mt.tensor(data, requires_grad=True)
+    out = getattr(mt.nn.functional, name)(ours, mt.tensor(target))
+    theirs = data.clone().requires_grad_(True)
+    expected = getattr(torch.nn.functional, name)(theirs, target)
+    assert out.dtype == expected.dtype
+    torch.testing.assert_close(out.torch(), expected.detach())
+    out.backward()
+    assert ours.grad.dtype == data.dtype
+    if (
+        name != "huber_loss"
+    ):  # torch's own huber backward refuses mixed dtypes ("Found dtype Double but expected Float")
+        expected.backward()
+        torch.testing.assert_close(ours.grad.torch(), theirs.grad)

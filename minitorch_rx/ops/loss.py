@@ -475,6 +475,8 @@ def binary_cross_entropy_with_logits(
     _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
     if autocast_state.active:
         input, target, weight, pos_weight = to_float32(input, target, weight, pos_weight)
+    elif target.dtype != input.dtype and target.dtype.is_floating_point:  # torch's result: the target's dtype
+        input = input.to(target.dtype)
     return BCEWithLogits.apply(input, target, weight, pos_weight, reduction_enum)
 
 

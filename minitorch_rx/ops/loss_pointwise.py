@@ -212,6 +212,8 @@ def huber_loss(
     _size_warning(input, target)
     if weight is not None and weight.shape != input.shape:
         raise ValueError("Weights and input must have the same size.")
+    if target.dtype != input.dtype:  # torch's kernel computes in the input's dtype
+        target = target.to(input.dtype)
     difference = input - target
     size = difference.abs()
     loss = (difference * difference * 0.5).where(size < delta, (size - 0.5 * delta) * delta)
@@ -360,6 +362,8 @@ def soft_margin_loss(
     reduction = legacy_reduction(size_average, reduce, reduction)
     _not_differentiable(target, "soft_margin_loss", "target")
     reduction_enum = _reduction(reduction)
+    if target.dtype != input.dtype and target.dtype.is_floating_point:  # in the input's dtype, as torch's
+        target = target.to(input.dtype)
     return reduce_loss(-logsigmoid(target * input), reduction_enum)
 
 
