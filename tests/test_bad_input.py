@@ -1539,6 +1539,20 @@ CASES = [
     ),
     case(
         "Tensor.sum_to_size",
+        "a tensor of sizes",
+        lambda: x(2, 3).sum_to_size(mt.tensor([1, 3])),
+        TypeError,
+        "sum_to_size(): argument 'size' (position 1) must be tuple of ints, not Tensor",
+    ),
+    case(
+        "F.embedding_bag",
+        "an id out of range",
+        lambda: F.embedding_bag(mt.tensor([1, 9]), x(5, 3), mt.tensor([0])),
+        RuntimeError,
+        "Index 1 of input takes value 9 which is not in the valid range [0, 5)",
+    ),
+    case(
+        "Tensor.sum_to_size",
         "a size the shape does not broadcast from",
         lambda: x(2, 3).sum_to_size(4),
         RuntimeError,

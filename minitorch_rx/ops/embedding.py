@@ -219,6 +219,14 @@ def embedding_bag(
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
     if ids.dim() not in (1, 2):
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {ids.dim()}")
+    if ids.dtype in (torch.int64, torch.int32) and ids.numel() and ids.device.type == "cpu":
+        flat, rows = ids.reshape(-1), weight.shape[0]
+        bad = ((flat < 0) | (flat >= rows)).nonzero()
+        if len(bad):  # torch's words (embedding's own check says it in ours)
+            first = int(bad[0, 0])
+            raise RuntimeError(
+                f"Index {first} of input takes value {int(flat[first])} which is not in the valid range [0, {rows})"
+            )
     if ids.dim() == 2:
         if offsets is not None:
             raise ValueError(

@@ -300,6 +300,8 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
     """Sum ``input`` down to ``size`` (the reverse of broadcasting ``size`` to its shape)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
         size = size[0]
+    elif len(size) == 1 and isinstance(size[0], (Tensor, torch.Tensor)):
+        raise TypeError("sum_to_size(): argument 'size' (position 1) must be tuple of ints, not Tensor")
     size = tuple(size)
     shape = tuple(input._data.shape)
     if shape == size:
