@@ -77,6 +77,20 @@ def case(entry: str, what: str, call: Callable[[], object], error: type[BaseExce
     return pytest.param(entry, call, error, message, id=f"{entry}: {what}", marks=marks)
 
 
+def list_input_cases(names) -> list:
+    """One row per ``mt`` function in ``names``: a list where its tensor ``input`` goes."""
+    return [
+        case(
+            f"mt.{name}",
+            "a list",
+            lambda name=name: getattr(mt, name)([1.0]),
+            TypeError,
+            f"{name}(): argument 'input' (position 1) must be Tensor, not list",
+        )
+        for name in names
+    ]
+
+
 CASES = [
     # ------------------------------------------------------------------ elementwise arithmetic
     case("mt.add", "non-broadcastable shapes", lambda: mt.add(x(2, 3), x(2, 4)), RuntimeError, BROADCAST),
@@ -4391,16 +4405,7 @@ CASES += [
         )
         for name in COMPARISON_NAMES + LOGICAL_NAMES
     ],
-    *[
-        case(
-            f"mt.{name}",
-            "a list",
-            lambda name=name: getattr(mt, name)([1.0]),
-            TypeError,
-            f"{name}(): argument 'input' (position 1) must be Tensor, not list",
-        )
-        for name in ["isnan", "isinf", "isfinite", "logical_not", "bitwise_not", "all", "any", "count_nonzero"]
-    ],
+    *list_input_cases(["isnan", "isinf", "isfinite", "logical_not", "bitwise_not", "all", "any", "count_nonzero"]),
     *[
         case(
             f"mt.{name}",
@@ -4520,16 +4525,7 @@ UNARY_MATH = [
 ]
 BINARY_MATH = ["fmod", "remainder", "atan2", "hypot", "logaddexp", "floor_divide"]
 CASES += [
-    *[
-        case(
-            f"mt.{name}",
-            "a list",
-            lambda name=name: getattr(mt, name)([1.0]),
-            TypeError,
-            f"{name}(): argument 'input' (position 1) must be Tensor, not list",
-        )
-        for name in UNARY_MATH
-    ],
+    *list_input_cases(UNARY_MATH),
     *[
         case(
             f"mt.{name}",
@@ -6203,16 +6199,7 @@ CASES += [
         RuntimeError,
         "p has to be greater than or equal to 1",
     ),
-    *[
-        case(
-            f"mt.{name}",
-            "a list",
-            lambda name=name: getattr(mt, name)([1.0]),
-            TypeError,
-            f"{name}(): argument 'input' (position 1) must be Tensor, not list",
-        )
-        for name in ("lgamma", "digamma", "erfc", "i0", "sinc", "logit")
-    ],
+    *list_input_cases(("lgamma", "digamma", "erfc", "i0", "sinc", "logit")),
     *[
         case(
             f"Tensor.{name}_",
