@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bench import accuracy, common, memory, models, ops, profiler, run
+from bench import accuracy, common, memory, models, ops, phases, profiler, run
 
 
 def test_the_elementwise_chain_reports_a_time_per_op_for_both():
@@ -26,6 +26,13 @@ def test_a_training_step_of_each_model_is_timed_against_torch(case):
 def test_twin_models_start_from_the_same_loss(case):
     mt_step, torch_step = models.training_steps(models.CASES[case], size=2)
     assert math.isclose(mt_step().item(), torch_step().item(), rel_tol=1e-4)
+
+
+def test_the_phases_of_a_step_are_timed_for_both():
+    times = phases.run("mlp", steps=1, rounds=1)
+    assert list(times) == list(phases.PHASES)
+    assert all(ours >= 0 and theirs >= 0 for ours, theirs in times.values())
+    assert times["forward"][0] > 0 and times["forward"][1] > 0
 
 
 def test_the_profiler_suite_times_steps_with_the_profiler_on_and_off():
