@@ -79,7 +79,8 @@ def main() -> None:
     for phase, (ours, theirs) in times.items():
         print(f"{phase:<10} minitorch_rx {ours * 1e6:8.1f} us   torch {theirs * 1e6:8.1f} us")
     ours, theirs = (sum(t[i] for t in times.values()) for i in (0, 1))
-    print(f"{'total':<10} minitorch_rx {ours * 1e6:8.1f} us   torch {theirs * 1e6:8.1f} us   ratio {ours / theirs:.3f}x")
+    ratio = ours / theirs
+    print(f"{'total':<10} minitorch_rx {ours * 1e6:8.1f} us   torch {theirs * 1e6:8.1f} us   ratio {ratio:.3f}x")
 
 
 if __name__ == "__main__":
