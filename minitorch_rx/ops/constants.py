@@ -25,6 +25,15 @@ import torch
 from ..autograd.tensor import Tensor
 from ..autograd.torch_leaves import torch_operand
 
+
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+#: The default of an optional argument whose absence PyTorch tells apart from ``None`` (an
+#: overload chosen by whether it is passed: ``linalg.pinv(A, rcond)``).
+NOT_GIVEN = _NotGiven()
 #: What an op accepts as a tensor argument: ``isinstance(x, TENSOR_TYPES)`` is the cheap check.
 TENSOR_TYPES = (Tensor, torch.Tensor)
 _CACHED_DTYPES = (torch.float32, torch.float64)

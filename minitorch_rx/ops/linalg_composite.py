@@ -9,7 +9,7 @@ import math
 import torch
 
 from ..autograd.tensor import Tensor
-from .constants import dtype_name, tensor_arg
+from .constants import NOT_GIVEN, dtype_name, tensor_arg
 from .linalg import matmul, matrix_norm
 from .linalg_decompositions import cholesky, inv, solve, solve_triangular
 from .linalg_spectral import eigh, lu, pinv, qr, svd, svdvals
@@ -22,6 +22,7 @@ def _constant(data: torch.Tensor) -> Tensor:
 
 
 _FALSE = torch.tensor(False)
+_NO_MATRIX = torch.empty(0, 0)
 
 
 def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
@@ -45,13 +46,21 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     return result
 
 
-def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, tol=None, out=None) -> Tensor:
-    """The number of singular values above the tolerance (an integer tensor, no gradient)."""
+def matrix_rank(A: Tensor, tol=NOT_GIVEN, hermitian: bool = False, *, atol=None, rtol=None, out=None) -> Tensor:
+    """The number of singular values above the tolerance (an integer tensor, no gradient).
+
+    ``matrix_rank(A, tol, hermitian=False)``, NumPy's form that torch still takes (without a
+    warning), is ``atol=tol`` with ``rtol=0``: unlike ``atol`` alone, a ``tol`` of 0 or less
+    counts every nonzero singular value. ``tol`` cannot come with ``atol`` or ``rtol``.
+    """
     A = tensor_arg(A, "linalg_matrix_rank", "A")
     unwrap = lambda v: v._data if isinstance(v, Tensor) else v  # noqa: E731
-    if tol is not None:
-        return _constant(torch.linalg.matrix_rank(A._data, tol=unwrap(tol), hermitian=hermitian))
-    return _constant(torch.linalg.matrix_rank(A._data, atol=unwrap(atol), rtol=unwrap(rtol), hermitian=hermitian))
+    if tol is NOT_GIVEN:
+        return _constant(torch.linalg.matrix_rank(A._data, atol=unwrap(atol), rtol=unwrap(rtol), hermitian=hermitian))
+    # torch's TypeError, naming what was passed, where atol or rtol come with tol
+    tolerances = {name: unwrap(value) for name, value in (("atol", atol), ("rtol", rtol)) if value is not None}
+    given = (unwrap(tol),) if hermitian is False else (unwrap(tol), hermitian)
+    return _constant(torch.linalg.matrix_rank(A._data, *given, **tolerances))
 
 
 def multi_dot(tensors, *, out=None) -> Tensor:
@@ -337,8 +346,12 @@ def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
-    """``torch.pinverse``: ``linalg.pinv`` with relative tolerance ``rcond``."""
-    return pinv(input, rtol=rcond)
+    """``torch.pinverse``: ``linalg.pinv(input, rcond)``, ``rcond`` a float (or a 0-dim tensor that
+    does not require grad), the relative tolerance."""
+    input = tensor_arg(input, "pinverse")
+    value = rcond._data.detach().requires_grad_(rcond.requires_grad) if isinstance(rcond, Tensor) else rcond
+    torch.pinverse(_NO_MATRIX, value)  # torch's check of rcond
+    return pinv(input, float(value))
 
 
 def matrix_sqrth(A: Tensor) -> Tensor:

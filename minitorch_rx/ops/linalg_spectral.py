@@ -13,8 +13,9 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from .constants import tensor_arg
+from .constants import NOT_GIVEN, TENSOR_TYPES, tensor_arg
 from .linalg_decompositions import _cat, _eye_like, _solve_triangular, _torch
+from .loss import _not_differentiable
 
 
 def _diag_embed(v):
@@ -229,8 +230,12 @@ class Pinv(Function):
     ``-P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A)``."""
 
     @staticmethod
-    def forward(ctx, A, atol, rtol, hermitian):
-        P = torch.linalg.pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
+    def forward(ctx, A, rcond, hermitian, atol, rtol):
+        if rcond is NOT_GIVEN:
+            P = torch.linalg.pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
+        else:  # NumPy's form; torch's TypeError, naming what was passed, where atol or rtol come with it
+            tolerances = {name: value for name, value in (("atol", atol), ("rtol", rtol)) if value is not None}
+            P = torch.linalg.pinv(A, *((rcond,) if hermitian is False else (rcond, hermitian)), **tolerances)
         ctx.save_for_backward(A, P)
         return P
 
@@ -241,15 +246,25 @@ class Pinv(Function):
         grad_A = -(Pt @ grad @ Pt)
         grad_A = grad_A + (gt - A @ (P @ gt)) @ (P @ Pt)
         grad_A = grad_A + (Pt @ P) @ (gt - (gt @ P) @ A)
-        return grad_A, None, None, None
+        if grad_A.shape != A.shape:  # batch dims that a tolerance tensor broadcast A to
+            grad_A = grad_A.sum_to_size(A.shape)
+        return grad_A, None, None, None, None
 
 
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
+def _tolerance(value, argument: str):
+    """A tolerance of ``pinv`` as torch takes it (a float or a tensor), refused if it requires grad."""
+    _not_differentiable(value if isinstance(value, TENSOR_TYPES) else None, "linalg_pinv", argument)
+    return value._data if isinstance(value, Tensor) else value
+
+
+def pinv(A: Tensor, rcond=NOT_GIVEN, hermitian: bool = False, *, atol=None, rtol=None, out=None) -> Tensor:
     """The Moore-Penrose pseudo-inverse of each matrix of ``A`` (singular values at or below
-    ``max(atol, rtol * largest)`` count as zero, PyTorch's defaults)."""
+    ``max(atol, rtol * largest)`` count as zero, PyTorch's defaults).
+
+    ``pinv(A, rcond, hermitian=False)``, NumPy's form that torch still takes (without a warning),
+    is ``rtol=rcond`` with ``atol=0``; ``rcond`` (a float or a tensor, broadcast over the batch)
+    cannot come with ``atol`` or ``rtol``.
+    """
     A = tensor_arg(A, "linalg_pinv", "A")
-    if isinstance(atol, Tensor):
-        atol = atol._data
-    if isinstance(rtol, Tensor):
-        rtol = rtol._data
-    return Pinv.apply(A, atol, rtol, hermitian)
+    rcond = _tolerance(rcond, "rtol")  # torch's own name for it in its refusal
+    return Pinv.apply(A, rcond, hermitian, _tolerance(atol, "atol"), _tolerance(rtol, "rtol"))
