@@ -12,7 +12,7 @@ import torch.nn.functional as TF
 
 import minitorch_rx as mt
 from minitorch_rx.backends import tuner
-from minitorch_rx.ops import im2col
+from minitorch_rx.ops import correlation
 from minitorch_rx.ops import linear as linear_ops
 
 
@@ -83,7 +83,7 @@ def test_the_fixed_choice_stays_unless_another_is_clearly_faster(clock):
 
 
 def test_of_near_equal_slice_sizes_the_one_needing_least_memory_is_kept(clock):
-    assert tuner.MEMORY_COST["conv slice"] is int  # registered by ops/im2col.py
+    assert tuner.MEMORY_COST["conv slice"] is int  # registered by ops/correlation.py
     near = 1.0 + tuner.MARGIN / 2
     costs = {"524288": 1.2, "262144": near, "1048576": 1.0}  # the largest is fastest, by less than the margin
     settle((2,), tuple(costs), "524288", costing(clock, costs, []), kind="conv slice")
@@ -172,13 +172,13 @@ def test_products_follow_the_faster_kernel_and_match_torch_throughout(monkeypatc
 
 @pytest.mark.parametrize("winner", ["channels-first", "channels-last", "row-shifted"])
 def test_convolutions_follow_the_faster_layout_and_match_torch_throughout(monkeypatch, clock, winner):
-    real = im2col._Correlation._run
+    real = correlation._Correlation._run
 
     def run(self, layout, *args):
         clock.now += 1.0 if layout == winner else 2.0
         return real(self, layout, *args)
 
-    monkeypatch.setattr(im2col._Correlation, "_run", run)
+    monkeypatch.setattr(correlation._Correlation, "_run", run)
     x, w, b = torch.randn(4, 16, 8, 8), torch.randn(8, 16, 3, 3), torch.randn(8)
     expected = TF.conv2d(x, w, b, padding=1)
     for _ in range(4 * 2 * (tuner.ROUNDS + 1)):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import minitorch_rx as mt
 from minitorch_rx.ops import conv as C
-from minitorch_rx.ops import im2col as columns
+from minitorch_rx.ops import correlation
 from minitorch_rx.ops import linear as linear_ops
 from tests.helpers import compare_with_torch
 from tests.strategies import FUZZ
@@ -156,7 +156,7 @@ def test_conv_of_an_empty_batch_matches_torch(nd):
 
 @pytest.mark.parametrize("nd, groups", [(1, 1), (2, 1), (2, 3), (3, 1)])
 def test_conv_over_several_batch_slices_matches_torch(monkeypatch, nd, groups):
-    monkeypatch.setattr(columns, "CHUNK_ELEMENTS", 64)  # a slice of one or two samples
+    monkeypatch.setattr(correlation, "CHUNK_ELEMENTS", 64)  # a slice of one or two samples
     compare_conv(nd, conv_inputs(nd, 5, 3, 6, (6,) * nd, 3, groups), padding=1, stride=2, groups=groups)
 
 
@@ -167,8 +167,8 @@ TWO_D_CASES = [case for case in CONV_CASES if case[0] == 2]
 def test_row_shifted_columns_match_torch(monkeypatch, nd, batch, c_in, c_out, size, kernel, kwargs):
     """Every 2-D case through row-shifted columns wherever they apply (any channel count),
     over batch slices of one or two samples."""
-    monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 1)
-    monkeypatch.setattr(columns, "CHUNK_ELEMENTS", 64)
+    monkeypatch.setattr(correlation, "ROW_SHIFT_FROM", 1)
+    monkeypatch.setattr(correlation, "CHUNK_ELEMENTS", 64)
     groups = kwargs.get("groups", 1)
     compare_conv(nd, conv_inputs(nd, 3 if batch else batch, c_in, c_out, size, kernel, groups), **kwargs)
 
@@ -176,18 +176,18 @@ def test_row_shifted_columns_match_torch(monkeypatch, nd, batch, c_in, c_out, si
 def test_row_shifted_conv_over_unequal_slices_matches_torch(monkeypatch):
     """Slices of 2, 2 and 1 samples, forward and backward (C_out = C_in: the output gradient's
     columns are sliced alike): a smaller last slice reuses the one columns buffer correctly."""
-    monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 1)
+    monkeypatch.setattr(correlation, "ROW_SHIFT_FROM", 1)
     rows, padded_rows = 3 * 3, (6 + 2) * 6  # C * k_w, H_padded * W_out
-    monkeypatch.setattr(columns, "CHUNK_ELEMENTS", 2 * rows * padded_rows)
-    assert columns.batch_slices(5, rows * padded_rows) == [(0, 2), (2, 4), (4, 5)]
+    monkeypatch.setattr(correlation, "CHUNK_ELEMENTS", 2 * rows * padded_rows)
+    assert correlation.batch_slices(5, rows * padded_rows) == [(0, 2), (2, 4), (4, 5)]
     compare_conv(2, conv_inputs(2, 5, 3, 3, (6, 6), 3, 1), padding=1)
 
 
 def test_row_shifted_conv_gradcheck(monkeypatch):
-    monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 1)
+    monkeypatch.setattr(correlation, "ROW_SHIFT_FROM", 1)
     inputs = [mt.tensor(t, requires_grad=True) for t in conv_inputs(2, 2, 2, 3, (5, 4), (3, 2), 1)]
     conv = lambda x, w, b: C.conv2d(x, w, b, padding=(2, 1), dilation=(2, 1), stride=(1, 2))  # noqa: E731
-    assert columns.use_row_shift(inputs[0].torch(), 1, (3, 2), (1, 2), (3, 2))
+    assert correlation.use_row_shift(inputs[0].torch(), 1, (3, 2), (1, 2), (3, 2))
     assert mt.autograd.gradcheck(conv, inputs)
 
 
@@ -196,10 +196,10 @@ def test_row_shifted_conv_gradcheck(monkeypatch):
 def test_stride_one_gradients_share_the_output_gradients_columns(monkeypatch, row_shift_from, kwargs):
     """Input and weight gradients from the padded output gradient's columns
     (``transposed_gradients``), against torch.autograd and by gradcheck."""
-    monkeypatch.setattr(columns, "ROW_SHIFT_FROM", row_shift_from)
+    monkeypatch.setattr(correlation, "ROW_SHIFT_FROM", row_shift_from)
     calls = []
-    shared = columns.transposed_gradients
-    monkeypatch.setattr(columns, "transposed_gradients", lambda *args: calls.append(1) or shared(*args))
+    shared = correlation.transposed_gradients
+    monkeypatch.setattr(correlation, "transposed_gradients", lambda *args: calls.append(1) or shared(*args))
     inputs = conv_inputs(2, 2, 3, 2, (6, 5), 3, 1)
     compare_conv(2, inputs, **kwargs)
     assert calls
@@ -228,8 +228,8 @@ def test_resnet_layers_in_float32_match_torch(monkeypatch, onednn, c_in, c_out, 
         pytest.skip("this torch build has no oneDNN")
     x, w, b = (t.float() for t in conv_inputs(2, 6, c_in, c_out, (size, size), 3, 1))
     out_size = ((size - 1) // stride + 1,) * 2
-    row_shifted = columns.use_row_shift(x, 1, (3, 3), (stride, stride), out_size)
-    channels_last = columns.use_channels_last(x, 1, out_size)
+    row_shifted = correlation.use_row_shift(x, 1, (3, 3), (stride, stride), out_size)
+    channels_last = correlation.use_channels_last(x, 1, out_size)
     path = "row-shifted" if row_shifted else "channels-last" if channels_last else "channels-first"
     assert path == (onednn_path if onednn else mkl_path)
     compare_with_torch(

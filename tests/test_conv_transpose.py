@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import minitorch_rx as mt
 import minitorch_rx.nn as nn
 import minitorch_rx.nn.functional as F
-from minitorch_rx.ops import im2col as columns
+from minitorch_rx.ops import correlation
 from tests.helpers import compare_with_torch
 from tests.strategies import FUZZ
 from tests.test_layers import _twins, assert_twins_agree
@@ -71,17 +71,17 @@ def test_conv_transpose_of_an_empty_batch_matches_torch(nd):
 
 @pytest.mark.parametrize("nd, groups", [(1, 1), (2, 1), (2, 2), (3, 1)])
 def test_conv_transpose_over_several_batch_slices_matches_torch(monkeypatch, nd, groups):
-    monkeypatch.setattr(columns, "CHUNK_ELEMENTS", 64)  # a slice of one or two samples
+    monkeypatch.setattr(correlation, "CHUNK_ELEMENTS", 64)  # a slice of one or two samples
     kwargs = {"stride": 2, "padding": 1, "output_padding": 1, "groups": groups}
     compare(nd, inputs(nd, 5, 4, 6, (4,) * nd, 3, groups), **kwargs)
 
 
 def test_row_shifted_and_channels_last_columns_give_the_same_gradients(monkeypatch):
     """The input gradient is a correlation: through each column layout it must match torch."""
-    monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 1)
+    monkeypatch.setattr(correlation, "ROW_SHIFT_FROM", 1)
     compare(2, inputs(2, 2, 3, 4, (5, 6), 3), padding=1)
-    monkeypatch.setattr(columns, "ROW_SHIFT_FROM", 10**9)
-    monkeypatch.setattr(columns, "CHANNELS_LAST_FROM", 1)
+    monkeypatch.setattr(correlation, "ROW_SHIFT_FROM", 10**9)
+    monkeypatch.setattr(correlation, "CHANNELS_LAST_FROM", 1)
     compare(2, inputs(2, 2, 3, 20, (3, 3), 3), padding=1)
 
 

@@ -6,7 +6,7 @@ minitorch_rx.backends.cudnn`` works too: each module is registered under our nam
 One flag is ours: ``mt.backends.conv`` picks how ``conv1d/2d/3d`` (and ``nn.Conv*``) compute.
 
 - ``"im2col"`` (the default): columns of the input and one product per batch slice
-  (``ops/im2col.py``): every step visible, the product this project is defined by.
+  (``ops/im2col.py``, ``ops/correlation.py``): every step visible, the product this project is defined by.
 - ``"native"``: aten's convolution kernel and its backward kernel (oneDNN's direct convolution on
   CPU, cuDNN on CUDA), driven by our engine: the graph, hooks, saved-tensor accounting and
   ``create_graph`` stay ours. For the last step of speed (a ResNet-20 step at torch.nn's time).

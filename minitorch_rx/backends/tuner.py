@@ -52,7 +52,7 @@ ROUNDS = 3
 MARGIN = 0.05
 #: Bumped when the meaning of a kind's keys or candidates changes (older files are then ignored).
 FORMAT = 4
-#: kind -> the memory a candidate (by name) needs, for kinds where that differs (``ops/im2col.py``).
+#: kind -> the memory a candidate (by name) needs, for kinds where that differs (``ops/correlation.py``).
 MEMORY_COST: dict[str, Callable[[str], float]] = {}
 
 T = TypeVar("T")

@@ -1,7 +1,7 @@
 """Convolution as im2col + matmul, and ``unfold``/``fold`` (im2col/col2im), for 1, 2 and 3 spatial dims.
 
 This file holds the differentiable ops, their argument checks (in PyTorch's words) and the batch
-slicing; the column kernels, layouts and the measurements behind them are in ``ops/im2col.py``.
+slicing; the columns are built in ``ops/im2col.py`` and multiplied in ``ops/correlation.py``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from .. import backends
 from ..autograd.engine import recorded_vjp
 from ..autograd.function import Function, call
 from ..autograd.tensor import Tensor
-from . import im2col as columns
+from . import correlation
+from . import im2col as columns  # conv's own ``im2col`` is ``unfold``
 from .autocast import state as autocast_state
 from .autocast import to_autocast_dtype
 from .constants import tensor_arg
@@ -69,7 +70,7 @@ def _col2im_rows(
     out = cols.new_zeros(n, channels, *padded)
     blocks = cols.reshape(n, channels, *kernel, *out_size)
     scatter = columns.Col2im(kernel, dilation, stride, out_size, padded)
-    for start, stop in columns.batch_slices(n, math.prod(cols.shape[1:])):
+    for start, stop in correlation.batch_slices(n, math.prod(cols.shape[1:])):
         scatter(blocks[start:stop], out[start:stop])
     return columns.crop(out, pads)
 
@@ -112,14 +113,14 @@ class Fold(Function):
 
 class ConvNd(Function):
     """``y[n, o] = b[o] + sum_{c, k} w[o, c, k] * x_padded[n, c, window(k)]`` by im2col + one
-    matmul per batch slice (``ops/im2col.py``).
+    matmul per batch slice (``ops/correlation.py``).
 
     Backward rebuilds columns a slice at a time rather than keeping the forward's (K times the
     input's size) alive between forward and backward: PyTorch keeps the input too. (Keeping even
     LeNet-5's 5 MB of columns was slower: a fresh buffer per step page-faults.) With stride 1 the
     input gradient is itself a correlation, of the padded output gradient with the flipped kernel,
     and the columns of that output gradient give the weight gradient as well
-    (``im2col.transposed_gradients``); otherwise the weight gradient comes from the input's
+    (``correlation.transposed_gradients``); otherwise the weight gradient comes from the input's
     columns and the input gradient is col2im of ``w.T @ grad``.
     """
 
@@ -143,7 +144,7 @@ class ConvNd(Function):
             padding = [before for before, _ in pads]
             y = torch.convolution(x, weight, bias, stride, padding, dilation, False, [0] * len(kernel), groups)
         else:
-            y = columns.correlate(x, pads, weight, bias, dilation, stride, out_size, groups)
+            y = correlation.correlate(x, pads, weight, bias, dilation, stride, out_size, groups)
         ctx.meta = (x.shape, pads, dilation, stride, out_size, groups, weight.shape, batched, native)
         return y if batched else y.squeeze(0)
 
@@ -185,24 +186,24 @@ class ConvNd(Function):
         # With stride 1 the input gradient is the correlation of the padded output gradient with
         # the flipped kernel, whose columns (out_channels * prod(x's size) per sample) also give
         # the weight gradient; where they exceed the forward's, col2im moves less data.
-        g_pads = columns.transposed_padding(kernel, dilation, stride, pads) if need_x else None
+        g_pads = correlation.transposed_padding(kernel, dilation, stride, pads) if need_x else None
         if g_pads is not None and out_channels * math.prod(x_shape[2:]) > channels * positions:
             g_pads = None
         g_full = g.view(n, out_channels, *out_size)
         if g_pads is not None and need_w and groups == 1:
-            grad_x, grad_w = columns.transposed_gradients(x, g_full, g_pads, weight, dilation)
+            grad_x, grad_w = correlation.transposed_gradients(x, g_full, g_pads, weight, dilation)
         else:
             if need_w:
-                grad_w = columns.weight_gradient(x, pads, g, weight_shape, dilation, stride, out_size, groups)
+                grad_w = correlation.weight_gradient(x, pads, g, weight_shape, dilation, stride, out_size, groups)
             if g_pads is not None:
                 spatial = tuple(range(2, 2 + len(kernel)))
                 flipped = weight.flip(spatial).view(groups, out_channels // groups, channels // groups, *kernel)
                 flipped = flipped.transpose(1, 2).reshape(channels, out_channels // groups, *kernel)
                 size = tuple(x_shape[2:])
-                grad_x = columns.correlate(g_full, g_pads, flipped, None, dilation, stride, size, groups)
+                grad_x = correlation.correlate(g_full, g_pads, flipped, None, dilation, stride, size, groups)
             elif need_x:
-                slices = columns.batch_slices(n, channels * math.prod(kernel) * positions)
-                grad_x = columns.input_gradient_by_col2im(
+                slices = correlation.batch_slices(n, channels * math.prod(kernel) * positions)
+                grad_x = correlation.input_gradient_by_col2im(
                     weight, g, x_shape, pads, dilation, stride, out_size, groups, slices
                 )
         if need_x and not batched:

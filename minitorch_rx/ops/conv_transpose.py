@@ -5,7 +5,7 @@ A transposed convolution of ``x`` (N, C_in, *S) with ``w`` (C_in, C_out/groups, 
 gradient of the correlation with ``w`` of an output-sized tensor: forward is the product
 ``w.T @ x`` per group (columns of the output) summed into place by col2im; backward is that
 correlation itself (the input gradient) and the weight gradient of the same correlation, whose
-columns are im2col of the output gradient (``ops/im2col.py`` builds both a batch slice at a time).
+columns are im2col of the output gradient (``ops/correlation.py`` computes both a batch slice at a time).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
-from . import im2col as columns
+from . import correlation
 from .constants import tensor_arg
 from .conv import ConvNd, IntOrTuple, Unfold, _expand_param, _fmt
 
@@ -34,8 +34,8 @@ class ConvTransposeNd(Function):
         kernel = tuple(weight.shape[2:])
         out_channels = weight.shape[1] * groups
         positions = math.prod(in_size)
-        slices = columns.batch_slices(n, out_channels * math.prod(kernel) * positions)
-        y = columns.input_gradient_by_col2im(
+        slices = correlation.batch_slices(n, out_channels * math.prod(kernel) * positions)
+        y = correlation.input_gradient_by_col2im(
             weight,
             x.reshape(n, in_channels, positions),
             (n, out_channels, *out_size),
@@ -72,7 +72,7 @@ class ConvTransposeNd(Function):
                 # Without the windows past the input's (output_padding >= stride).
                 grad_x = grad_x[(slice(None), slice(None), *(slice(0, size) for size in in_size))]
             else:
-                grad_x = columns.correlate(grad, pads, weight, None, dilation, stride, in_size, groups)
+                grad_x = correlation.correlate(grad, pads, weight, None, dilation, stride, in_size, groups)
             if not batched:
                 grad_x = grad_x.squeeze(0)
         if need_w:
@@ -88,7 +88,9 @@ class ConvTransposeNd(Function):
                 grad_w = per_group.reshape(weight_shape)
             else:
                 out_grad = x.reshape(n, in_channels, positions)
-                grad_w = columns.weight_gradient(grad, pads, out_grad, weight_shape, dilation, stride, in_size, groups)
+                grad_w = correlation.weight_gradient(
+                    grad, pads, out_grad, weight_shape, dilation, stride, in_size, groups
+                )
         return grad_x, grad_w, grad_b, None, None, None, None, None, None
 
 
