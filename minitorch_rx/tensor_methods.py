@@ -10,7 +10,7 @@ import torch
 
 from . import creation, random
 from .autograd.tensor import Tensor
-from .autograd.torch_function import torch_metadata
+from .autograd.torch_function import metadata_properties
 from .autograd.torch_leaves import torch_operand
 from .ops import (
     activation,
@@ -493,5 +493,5 @@ Tensor.mT = property(_matrix_transposed)
 Tensor.mH = property(_adjoint)
 Tensor.H = property(_conj_transposed)
 Tensor.real = property(pointwise.real)
-Tensor.__getattr__ = torch_metadata
+metadata_properties(Tensor)
 del recorded  # imported for its registrations

@@ -165,7 +165,7 @@ def test_products_follow_the_faster_kernel_and_match_torch_throughout(monkeypatc
     monkeypatch.setattr(linear_ops, "_product", product)
     x, w, b = torch.randn(64, 784), torch.randn(128, 784), torch.randn(128)
     for _ in range(2 * (tuner.ROUNDS + 1) + 1):
-        torch.testing.assert_close(linear_ops.product(x, w, b), torch.addmm(b, x, w.t()), atol=1e-3, rtol=1e-4)
+        torch.testing.assert_close(linear_ops.product(x, w.t(), b), torch.addmm(b, x, w.t()), atol=1e-3, rtol=1e-4)
     (choice,) = tuner.choices()
     assert choice.kind == "product" and choice.picked == winner and tuner.pending() == 0
 

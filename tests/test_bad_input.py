@@ -16,6 +16,7 @@ CUDA rows run where a GPU is present.
 from __future__ import annotations
 
 import inspect
+import operator
 import os
 import re
 import tempfile
@@ -7006,6 +7007,8 @@ def public_entry_points() -> dict[str, object]:
     for name, obj in vars(mt.Tensor).items():
         if name.startswith("_") and not (name.startswith("__") and inspect.isfunction(obj)):
             continue
+        if isinstance(obj, property) and isinstance(obj.fget, operator.attrgetter):
+            continue  # torch's metadata read from the data (``metadata_properties``): no input to refuse
         if inspect.isfunction(obj) or isinstance(obj, property):
             points[f"Tensor.{name}"] = obj
     points.update({f"F.{name}": getattr(F, name) for name in F.__all__})

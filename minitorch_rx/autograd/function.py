@@ -213,22 +213,37 @@ def accumulator(t: Tensor, rxgraph) -> AccumulateGrad:
     acc.needs_input_grad = ()
     acc._seq = _next_seq()
     acc._grad = None
-    _graph.add_node(rxgraph, acc)
+    ref = acc._ref = _NodeRef(acc, _remove_dead_node)  # its graph node (a weak reference), no edges
+    ref._rx = acc._rx = rxgraph
+    ref._index = acc._index = rxgraph.add_node(ref)
     t._acc = weakref.ref(acc)
     return acc
 
 
 class _InertContext:
-    """The ``ctx`` of a forward that records nothing: saving is a no-op."""
+    """The ``ctx`` of a forward that records nothing: saving is a no-op. Made by ``_inert``."""
 
-    def __init__(self, args: tuple) -> None:
-        self.needs_input_grad = (False,) * len(args)
+    needs_input_grad: tuple
 
     def save_for_backward(self, *tensors: object) -> None:
         pass
 
     def mark_non_differentiable(self, *outputs: object) -> None:
         pass
+
+
+_NOTHING_NEEDED = [(False,) * n for n in range(16)]
+
+
+def _inert(arity: int) -> _InertContext:
+    """A ``_InertContext`` for a forward of ``arity`` arguments (without an ``__init__`` call:
+    every op that records nothing pays for this)."""
+    ctx = _new_context(_InertContext)
+    ctx.needs_input_grad = _NOTHING_NEEDED[arity] if arity < 16 else (False,) * arity
+    return ctx
+
+
+_new_context = object.__new__
 
 
 class Function:
@@ -322,7 +337,7 @@ class Function:
                     # it a leaf of ours)
                     return _record(cls, args)
         out = cls.forward(
-            _InertContext(args),
+            _inert(len(args)),
             *[a._data if isinstance(a, Tensor) else a.detach() if isinstance(a, torch.Tensor) else a for a in args],
         )
         if type(out) is tuple:
@@ -367,7 +382,7 @@ class Function:
         result._requires_grad = True
         result._grad = result._acc = result._hooks = None
         result._out_nr = 0
-        # Record in the graph (inlined graph.add_node: this is every op's hot path).
+        # Record in the graph: a weak reference as the node's payload, edges from its inputs.
         ref = node._ref = _NodeRef(node, _remove_dead_node)
         ref._rx = node._rx = rxgraph
         if parent._rx is rxgraph:
@@ -423,7 +438,7 @@ class ConstantOp(Function):
         result._requires_grad = True
         result._grad = result._acc = result._hooks = None
         result._out_nr = 0
-        # Record in the graph (inlined graph.add_node, as in apply1).
+        # Record in the graph, as in apply1.
         ref = node._ref = _NodeRef(node, _remove_dead_node)
         ref._rx = node._rx = rxgraph
         if parent._rx is rxgraph:
@@ -502,7 +517,7 @@ def call(fn: type[Function], *args: object):
     for a in args:
         if isinstance(a, Tensor):
             return fn.apply(*args)
-    return fn.forward(_InertContext(args), *args)
+    return fn.forward(_inert(len(args)), *args)
 
 
 class LinearMap(Function):
@@ -528,7 +543,7 @@ def _apply1_general(cls: type[Function], x: Tensor, params: tuple) -> Tensor:
         raise TypeError(f"{cls.__name__}: expected a Tensor, got {type(x).__name__}")
     if x._requires_grad and state.grad_enabled:
         return _record(cls, (x, *params))
-    return Tensor._make(cls.forward(_InertContext(params + (x,)), x._data, *params), None)
+    return Tensor._make(cls.forward(_inert(len(params) + 1), x._data, *params), None)
 
 
 _NO_INPUTS = [(None,) * n for n in range(16)]
@@ -613,7 +628,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
             node._forward_trace = _user_stack()
         if state_.saved_tensors_hooks and node._saved:
             _pack(node, *state_.saved_tensors_hooks[-1])
-    # Record in the graph (inlined graph.add_node: this is every op's hot path).
+    # Record in the graph: a weak reference as the node's payload, edges from its inputs.
     ref = node._ref = _NodeRef(node, _remove_dead_node)
     ref._rx = node._rx = rxgraph
     index = ref._index = node._index = rxgraph.add_node(ref)

@@ -189,18 +189,3 @@ def current_graph() -> Graph:
     if graph is None:
         graph = state.graph = Graph()
     return graph
-
-
-def add_node(rxgraph: rx.PyDiGraph, node) -> None:
-    """Record ``node`` in ``rxgraph`` with edges from its inputs that live in the same graph."""
-    ref = node._ref = _NodeRef(node, _remove_dead_node)
-    ref._rx = rxgraph
-    index = ref._index = rxgraph.add_node(ref)
-    node._rx = rxgraph
-    node._index = index
-    for parent in node._inputs:
-        if parent is not None:
-            if parent._rx is rxgraph:
-                rxgraph.add_edge(parent._index, index, None)
-            else:
-                node._foreign = True

@@ -51,7 +51,7 @@ ROUNDS = 3
 #: A candidate replaces the fixed rule's choice only when at least this much faster.
 MARGIN = 0.05
 #: Bumped when the meaning of a kind's keys or candidates changes (older files are then ignored).
-FORMAT = 4
+FORMAT = 5
 #: kind -> the memory a candidate (by name) needs, for kinds where that differs (``ops/correlation.py``).
 MEMORY_COST: dict[str, Callable[[str], float]] = {}
 

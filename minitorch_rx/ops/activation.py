@@ -159,7 +159,7 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return aten._softmax_backward_data(grad, y, ctx.dim, y.dtype), None
+        return torch._softmax_backward_data(grad, y, ctx.dim, y.dtype), None
 
 
 class LogSoftmax(Function):
@@ -173,7 +173,7 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return aten._log_softmax_backward_data(grad, y, ctx.dim, y.dtype), None
+        return torch._log_softmax_backward_data(grad, y, ctx.dim, y.dtype), None
 
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -260,7 +260,9 @@ class Softsign(Function):
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    return overwrite(input, relu) if inplace else ReLU.apply(input)
+    if inplace:
+        return overwrite(input, relu)
+    return ReLU.apply1(input) if type(input) is Tensor else ReLU.apply(input)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:

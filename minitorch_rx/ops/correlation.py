@@ -322,9 +322,9 @@ class _Correlation:
         columns = channels_last_columns(self.x, self.pads, kernel, self.dilation, self.stride, self.out_size, slices)
         for start, stop, cols in columns:
             if weight is not None:
-                _write_slice(out, start, stop, product(w, cols), bias)
+                _write_slice(out, start, stop, product(w, cols.t()), bias)
             if out_grad is not None:
-                grad.add_(product(channels_first_slice(out_grad, 1, start, stop)[0], cols.t()))
+                grad.add_(product(channels_first_slice(out_grad, 1, start, stop)[0], cols))
         if out_grad is not None:
             nd = len(kernel)
             return grad.view(out_channels, *kernel, -1).permute(0, nd + 1, *range(1, nd + 1)).contiguous()
@@ -347,8 +347,8 @@ class _Correlation:
         columns = channels_first_columns(x, self.pads, self.kernel, self.dilation, self.stride, self.out_size, slices)
         for start, stop, cols in columns:
             per_slice = cols.view(groups, rows, (stop - start) * positions)
-            if weight is not None and groups == 1 and linear.onednn_eligible(w[0], per_slice[0].t()):
-                _write_slice(out, start, stop, product(w[0], per_slice[0].t()), bias)
+            if weight is not None and groups == 1 and linear.onednn_eligible(w[0], per_slice[0]):
+                _write_slice(out, start, stop, product(w[0], per_slice[0]), bias)
             elif weight is not None:
                 # MKL's product into a work buffer, the bias inside it, rounded once in half
                 # precision (as torch's convolution).
@@ -362,7 +362,7 @@ class _Correlation:
             if out_grad is not None:
                 g_t = channels_first_slice(out_grad, groups, start, stop)
                 if groups == 1:
-                    grad[0].add_(product(g_t[0], per_slice[0]))
+                    grad[0].add_(product(g_t[0], per_slice[0].t()))
                 else:
                     grad.baddbmm_(g_t, per_slice.transpose(1, 2))
         if out_grad is not None:

@@ -53,44 +53,59 @@ ONEDNN_MIN_SIDE = 6
 PRODUCT_KERNELS = ("onednn", "mkl")
 
 
-def onednn_eligible(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> bool:
-    """Whether oneDNN may run ``product(x, w, bias)``: float32 CPU torch data, dense ``w`` and a
-    product of at least ``ONEDNN_FROM`` multiply-adds and ``ONEDNN_MIN_SIDE`` on each side."""
+def onednn_eligible(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None) -> bool:
+    """Whether oneDNN may run ``product(a, b, bias)``: float32 CPU torch data, dense ``b`` and a
+    product of at least ``ONEDNN_FROM`` multiply-adds and ``ONEDNN_MIN_SIDE`` on each side.
+    (Checked on every large product: no views made, no device object, 0.5 us.)"""
+    rows, inner = a.shape
+    columns = b.shape[1]
     return (
-        x.shape[0] * x.shape[1] * w.shape[0] >= ONEDNN_FROM
+        rows * inner * columns >= ONEDNN_FROM
         and ONEDNN is not None
-        and type(x) is torch.Tensor
-        and type(w) is torch.Tensor
-        and x.dtype is torch.float32
-        and w.dtype is torch.float32
-        and min(x.shape[0], x.shape[1], w.shape[0]) >= ONEDNN_MIN_SIDE
-        and x.device.type == "cpu"
+        and rows >= ONEDNN_MIN_SIDE
+        and inner >= ONEDNN_MIN_SIDE
+        and columns >= ONEDNN_MIN_SIDE
+        and type(a) is torch.Tensor
+        and type(b) is torch.Tensor
+        and a.dtype is torch.float32
+        and b.dtype is torch.float32
+        and a.is_cpu
         and (bias is None or (type(bias) is torch.Tensor and bias.dtype is torch.float32))
-        and (w.is_contiguous() or w.t().is_contiguous())
+        and _dense(b)
     )
 
 
-def _product(kernel: str, x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+def _dense(m: torch.Tensor) -> bool:
+    """Whether matrix ``m`` is contiguous or the transpose of a contiguous one (its sides are at
+    least ``ONEDNN_MIN_SIDE``, so no stride is of a dim of size 1)."""
+    row_stride, column_stride = m.stride()
+    rows, columns = m.shape
+    return (column_stride == 1 and row_stride == columns) or (row_stride == 1 and column_stride == rows)
+
+
+def _product(kernel: str, a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
     if kernel == "onednn":
-        return ONEDNN(x, w, bias, "none", [], "")
-    return torch.mm(x, w.t()) if bias is None else torch.addmm(bias, x, w.t())
+        return ONEDNN(a, b.t(), bias, "none", [], "")  # oneDNN takes the (out, in) weight
+    return torch.mm(a, b) if bias is None else torch.addmm(bias, a, b)
 
 
-def product(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
-    """``x @ w.t() (+ bias)`` of 2-D torch data, by oneDNN or MKL's ``addmm``/``mm``; ``x`` and
-    ``w`` may be transposed views. mt.Tensors (create_graph) take ``mm``, recorded.
+def product(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """``a @ b (+ bias)`` of 2-D torch data, by oneDNN or MKL's ``addmm``/``mm``; ``a`` and ``b``
+    may be transposed views (a linear layer passes ``weight.t()``: the operands are taken as
+    given, so that no caller transposes twice, at 1-1.5 us a view). mt.Tensors (create_graph)
+    take ``mm``, recorded.
 
     Where ``onednn_eligible``, oneDNN by the fixed rule, or under ``mt.backends.autotune``
-    whichever of the two ran these shapes faster on this machine (``backends.tuner``). ``w`` goes
+    whichever of the two ran these shapes faster on this machine (``backends.tuner``). ``b`` goes
     to oneDNN only when dense (contiguous, or the transpose of a contiguous matrix): with rows
     padded apart, as a column slice of a wider matrix, oneDNN's kernel took 1.4 s for a
     (256, 512) x (512, 512) product that ``mm`` does in 1 ms (a reference fallback)."""
-    if not onednn_eligible(x, w, bias):
-        return _product("mkl", x, w, bias)
+    if not onednn_eligible(a, b, bias):
+        return _product("mkl", a, b, bias)
     if not tuner.enabled:
-        return _product("onednn", x, w, bias)
-    key = (*x.shape, w.shape[0], x.is_contiguous(), w.is_contiguous(), bias is not None)
-    return tuner.run("product", key, PRODUCT_KERNELS, "onednn", lambda kernel: _product(kernel, x, w, bias))
+        return _product("onednn", a, b, bias)
+    key = (*a.shape, b.shape[1], a.is_contiguous(), b.is_contiguous(), bias is not None)
+    return tuner.run("product", key, PRODUCT_KERNELS, "onednn", lambda kernel: _product(kernel, a, b, bias))
 
 
 def _rows(t):
@@ -104,13 +119,15 @@ class Linear(Function):
     """Batch dims are folded for one product, and 2-D inputs (most calls) skip the reshapes:
     a reshape and a view cost 3-9 us beside an MLP's 170 us product, more than alone."""
 
+    _node_slots = ("shapes",)  # (a slot: no ``__dict__`` per node)
+
     @staticmethod
     def forward(ctx, x, weight, bias):
         need_x, need_weight, _ = ctx.needs_input_grad
         rows = _rows(x)
         ctx.save_for_backward(x if need_weight else None, weight if need_x else None)
         ctx.shapes = (x.shape, None if bias is None else bias.shape)
-        out = product(rows, weight, bias)
+        out = product(rows, weight.t(), bias)
         return out if rows is x else out.view(*x.shape[:-1], weight.shape[0])
 
     @staticmethod
@@ -120,11 +137,11 @@ class Linear(Function):
         grad_rows = _rows(grad)
         grad_x = grad_weight = grad_bias = None
         if weight is not None:
-            grad_x = product(grad_rows, weight.t())
+            grad_x = product(grad_rows, weight)
             if grad_rows is not grad:
                 grad_x = grad_x.view(x_shape)
         if x is not None:
-            grad_weight = product(grad_rows.t(), _rows(x).t())
+            grad_weight = product(grad_rows.t(), _rows(x))
         if ctx.needs_input_grad[2]:
             grad_bias = grad_rows.sum(0)
             if grad_bias.shape != bias_shape:
@@ -146,7 +163,7 @@ class GELULinear(Function):
         rows = _rows(a)
         ctx.save_for_backward(h, weight)
         ctx.approximate = approximate
-        out = product(rows, weight, bias)
+        out = product(rows, weight.t(), bias)
         return out if rows is a else out.view(*h.shape[:-1], weight.shape[0])
 
     @staticmethod
@@ -162,10 +179,10 @@ class GELULinear(Function):
                 a = gelu(h, ctx.approximate)
             else:
                 a = torch.nn.functional.gelu(h, approximate=ctx.approximate)
-            grad_weight = product(grad_rows.t(), _rows(a).t())
+            grad_weight = product(grad_rows.t(), _rows(a))
             a = None
         if need_h:
-            grad_a = product(grad_rows, weight.t()).reshape(h.shape)
+            grad_a = product(grad_rows, weight).reshape(h.shape)
             if isinstance(grad_a, Tensor):  # create_graph: recorded
                 grad_h = torch.ops.aten.gelu_backward(grad_a, h, approximate=ctx.approximate)
             else:  # in grad_a's buffer: one (tokens, hidden) buffer less where a step's memory peaks
@@ -197,10 +214,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> linear(mt.ones(2, 3), mt.ones(4, 3), mt.zeros(4)).shape
     torch.Size([2, 4])
     """
-    if (  # the common call (an nn.Linear's): straight to the op, every check below passes
-        type(input) is Tensor
-        and type(weight) is Tensor
-        and (bias is None or type(bias) is Tensor)
+    if (  # the common call (an nn.Linear's, Parameters): straight to the op, every check below passes
+        isinstance(input, Tensor)
+        and isinstance(weight, Tensor)
+        and (bias is None or isinstance(bias, Tensor))
         and not autocast_state.active
         and weight._data.dim() == 2
         and input._data.dim() > 0

@@ -174,6 +174,8 @@ def _class_view(weight: torch.Tensor, dims: int, class_dim: int) -> torch.Tensor
 class CrossEntropy(Function):
     """Class-index targets: log_softmax, nll_loss and label smoothing in one op."""
 
+    _node_slots = ("options",)
+
     @staticmethod
     def forward(ctx, x, target, weight, reduction, ignore_index, label_smoothing):
         class_dim = 0 if x.dim() == 1 else 1
@@ -209,7 +211,7 @@ class CrossEntropy(Function):
             if weight is not None:
                 smooth = smooth * _class_view(weight, logp.dim(), class_dim)
             grad_logp = grad_logp + smooth
-        grad_x = aten._log_softmax_backward_data(grad_logp, logp, class_dim, logp.dtype)
+        grad_x = torch._log_softmax_backward_data(grad_logp, logp, class_dim, logp.dtype)
         return grad_x, None, None, None, None, None
 
 
@@ -244,7 +246,7 @@ class CrossEntropyProbabilities(Function):
         weighted = neg if class_weight is None else neg * class_weight
         grad_x = grad_target = grad_weight = None
         if need_x:
-            grad_x = aten._log_softmax_backward_data(weighted * target, logp, class_dim, logp.dtype)
+            grad_x = torch._log_softmax_backward_data(weighted * target, logp, class_dim, logp.dtype)
         if need_target:
             grad_target = weighted * logp
             if label_smoothing > 0:
@@ -278,6 +280,21 @@ def cross_entropy(
     >>> round(cross_entropy(mt.tensor([[1e4, -1e4]]), mt.tensor([1])).item())
     20000
     """
+    if (  # a classifier's call, straight to the op: every check below passes
+        type(input) is Tensor
+        and type(target) is Tensor
+        and weight is None
+        and reduction == "mean"
+        and label_smoothing == 0.0
+        and ignore_index == -100
+        and type(label_smoothing) is float
+        and not autocast_state.active
+        and input._data.dim() == 2
+        and target._data.dim() == 1
+        and target._data.dtype is torch.int64
+        and input._data.shape[0] == target._data.shape[0]
+    ):
+        return CrossEntropy.apply(input, target, None, MEAN, -100, 0.0)
     input, target = _check_tensors("cross_entropy", input, target)
     weight = tensor_arg(weight, "cross_entropy", "weight", 3, optional=True)
     _check_int("cross_entropy", ignore_index, "ignore_index", 4)

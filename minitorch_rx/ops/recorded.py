@@ -164,13 +164,13 @@ class _Erf(Function):
         return grad * (x * x * -1).exp() * (2 / math.sqrt(math.pi))
 
 
-@recorded_equivalent(aten._softmax_backward_data)
+@recorded_equivalent(torch._softmax_backward_data, aten._softmax_backward_data)
 def _softmax_backward(grad, output, dim, input_dtype):
     y = _wrap(output)
     return y * (grad - (grad * y).sum(dim, keepdim=True))
 
 
-@recorded_equivalent(aten._log_softmax_backward_data)
+@recorded_equivalent(torch._log_softmax_backward_data, aten._log_softmax_backward_data)
 def _log_softmax_backward(grad, output, dim, input_dtype):
     y = _wrap(output)
     return grad - y.exp() * grad.sum(dim, keepdim=True)

@@ -127,19 +127,19 @@ class LSTMLayer(Function):
         hidden = gates // 4
         bias = b_ih if b_hh is None else b_hh if b_ih is None else b_ih + b_hh
         seq = x.flip(0) if reverse else x  # in the order processed
-        act = _product(seq.reshape(steps * batch, x.shape[2]), w_ih, bias)  # pre-activations, then gates
+        act = _product(seq.reshape(steps * batch, x.shape[2]), w_ih.t(), bias)  # pre-activations, then gates
         act = act.view(steps, batch, gates)
         out = act.new_empty(steps, batch, hidden)  # h of each step, in the order processed
         cs = act.new_empty(steps + 1, batch, hidden)
         cs[0] = c0
         tanh_c = act.new_empty(batch, hidden)  # each step's, in one buffer
-        w_hh_c = w_hh.contiguous()
+        w_hh_t = w_hh.contiguous().t()
         i_all, f_all = act[..., :hidden], act[..., hidden : 2 * hidden]
         g_all, o_all = act[..., 2 * hidden : 3 * hidden], act[..., 3 * hidden :]
         h = h0.contiguous()
         for k in range(steps):
             a = act[k]
-            a.add_(_product(h, w_hh_c))
+            a.add_(_product(h, w_hh_t))
             torch.sigmoid_(a[:, : 2 * hidden])
             torch.tanh_(g_all[k])
             torch.sigmoid_(o_all[k])
@@ -183,7 +183,7 @@ class LSTMLayer(Function):
         tanh_cs = None
         gg3 = grad_gates.view(steps, batch, 4, hidden)[:, :, :3]
         gg_o = grad_gates[..., 3 * hidden :]
-        w_t = w_hh.t().contiguous()  # grad_gates @ w_hh as the step product's x @ w.t()
+        w_by_columns = w_hh.t().contiguous().t()  # grad_gates @ w_hh, w_hh transposed in memory
         gh = grad_out[steps - 1] + grad_h
         gc = grad_c
         for k in range(steps - 1, -1, -1):
@@ -191,7 +191,7 @@ class LSTMLayer(Function):
             gg3[k].mul_(gc.unsqueeze(1))
             gg_o[k].mul_(gh)
             gc = gc * f[k]
-            gh = _product(grad_gates[k], w_t)
+            gh = _product(grad_gates[k], w_by_columns)
             if k:
                 gh.add_(grad_out[k - 1])
         dc_dh = None  # before the products below: the step's memory peaks there
@@ -199,16 +199,16 @@ class LSTMLayer(Function):
         rows = grad_gates.view(steps * batch, 4 * hidden)
         grad_x = grad_w_ih = grad_b_ih = grad_w_hh = grad_b_hh = None
         if need_x:  # grad_gates @ w_ih, back in time order
-            grad_x = _product(rows, w_ih.t()).view(x.shape)
+            grad_x = _product(rows, w_ih).view(x.shape)
             if reverse:
                 grad_x = grad_x.flip(0)
         if need_w_ih:  # grad_gates^T x over all steps: one product
             seq = x.flip(0) if reverse else x
-            grad_w_ih = _product(rows.t(), seq.reshape(steps * batch, x.shape[2]).t())
+            grad_w_ih = _product(rows.t(), seq.reshape(steps * batch, x.shape[2]))
         if need_w_hh:  # sum over steps of grad_gates[k]^T h_{k-1}: one product for steps 1.., one for h0
-            grad_w_hh = _product(grad_gates[0].t(), h0.t())
+            grad_w_hh = _product(grad_gates[0].t(), h0)
             if steps > 1:
-                grad_w_hh.add_(_product(rows[batch:].t(), out[:-1].reshape(-1, hidden).t()))
+                grad_w_hh.add_(_product(rows[batch:].t(), out[:-1].reshape(-1, hidden)))
         if need_b_ih and b_ih is not None:
             grad_b_ih = grad_gates.sum((0, 1))
         if need_b_hh and b_hh is not None:  # the same gradient, in its own tensor
