@@ -18,7 +18,7 @@ import rustworkx as rx
 import torch
 
 from . import graph as _graph
-from .function import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Function, Node, accumulator
+from .function import PASSES_GRADIENT, SECOND_BACKWARD_MESSAGE, AccumulateGrad, Function, Node, accumulator
 from .grad_mode import state
 from .graph import _NodeRef
 from .hooks import call_hooks, run_output_hooks
@@ -424,17 +424,16 @@ def _run_plain_from(root: Node, retain_graph: bool, released: list[Node]) -> Non
                     node = inputs[0]
                     continue
                 node._grad = None
-            if node._simple:  # as in _run_plain
-                if node._passes_gradient:
+            shortcut = node._simple
+            if shortcut:  # as in _run_plain
+                if shortcut is PASSES_GRADIENT:
                     g = grad
-                else:
-                    kernel = node._grad_kernel
-                    if kernel is not None:
-                        g = kernel(grad, node.constant)
-                    else:
-                        out = node._function.backward(node, grad)
-                        g = out[0] if type(out) is tuple else out
-                        out = None
+                elif shortcut is True:
+                    out = node._function.backward(node, grad)
+                    g = out[0] if type(out) is tuple else out
+                    out = None
+                else:  # its grad_kernel
+                    g = shortcut(grad, node.constant)
                 grad = None
                 parent = inputs[0]
                 if g is not None:
@@ -487,17 +486,16 @@ def _run_plain(order: list[Node], retain_graph: bool, released: list[Node]) -> N
         node._grad = None
         if inputs is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        if node._simple:  # apply1's nodes: one input that takes the first gradient, one output
-            if node._passes_gradient:
+        shortcut = node._simple
+        if shortcut:  # apply1's nodes: one input that takes the first gradient, one output
+            if shortcut is PASSES_GRADIENT:
                 g = grad
-            else:
-                kernel = node._grad_kernel
-                if kernel is not None:
-                    g = kernel(grad, node.constant)
-                else:
-                    out = node._function.backward(node, grad)
-                    g = out[0] if type(out) is tuple else out
-                    out = None
+            elif shortcut is True:
+                out = node._function.backward(node, grad)
+                g = out[0] if type(out) is tuple else out
+                out = None
+            else:  # its grad_kernel
+                g = shortcut(grad, node.constant)
             grad = None
             if g is not None:
                 parent = inputs[0]

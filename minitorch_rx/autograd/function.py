@@ -42,7 +42,10 @@ class Node:
     output's whole history dies with the output. Attributes that few nodes set are class
     defaults and land in the instance ``__dict__`` only when set. ``_simple`` marks the nodes
     of ``apply1`` (one input from a single-output node of the same graph, one output, no
-    broadcasting, no retained output): backward takes a shorter path for them.
+    broadcasting, no retained output): backward takes a shorter path for them, which
+    ``_simple`` names (``Function._shortcut``); False for every other node. What the backward
+    loop and recording read on every node is a slot (``_n_outputs``, ``_simple``): CPython 3.11
+    specializes no read of a class attribute through an instance.
     """
 
     # The engine's own state is underscored, so that it never collides with what an op stores
@@ -59,6 +62,7 @@ class Node:
         "_saved_versions",
         "_saved_sources",
         "_simple",
+        "_n_outputs",
         "__dict__",
         "__weakref__",
     )
@@ -72,14 +76,12 @@ class Node:
     # mask and target tensors; a Python number that it wraps into a tensor (``x * 2``) is listed.
     _edges: tuple | None = None
     _listed: tuple | None = None  # the same, fixed for every node of a Function (``Function.listed_inputs``)
-    _n_outputs = 1
     _tensor_hooks = None  # hooks.OutputHooks: register_hook()/retain_grad() on its outputs
     _non_differentiable: frozenset = frozenset()
     _foreign = False  # some input lives in another graph
     _forward_trace: list | None = None  # recorded under detect_anomaly()
     _output_meta: tuple = ()  # (shape, dtype, device) per output: multi-output nodes, and nodes a Graph block drew
     _unpack = None  # the unpack hook of what it saved under autograd.graph.saved_tensors_hooks
-    _grad_kernel = None  # its Function's grad_kernel
 
     def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
         """Keep ``tensors`` for backward; an in-place change to any of them is caught there.
@@ -210,6 +212,7 @@ def accumulator(t: Tensor, rxgraph) -> AccumulateGrad:
     acc._variable = weakref.ref(t)
     acc._inputs = acc._saved = ()
     acc._simple = False
+    acc._n_outputs = 1
     acc.needs_input_grad = ()
     acc._seq = _next_seq()
     acc._grad = None
@@ -218,6 +221,18 @@ def accumulator(t: Tensor, rxgraph) -> AccumulateGrad:
     ref._index = acc._index = rxgraph.add_node(ref)
     t._acc = weakref.ref(acc)
     return acc
+
+
+class _PassesGradient:
+    """The backward shortcut of a node whose input's gradient is its output's, unchanged."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "PASSES_GRADIENT"
+
+
+PASSES_GRADIENT = _PassesGradient()
 
 
 class _InertContext:
@@ -288,6 +303,9 @@ class Function:
     #: For an op of one input whose gradient is ``kernel(grad, ctx.constant)`` (a ``ConstantOp``):
     #: that torch kernel, which the first-order backward loop calls without calling ``backward``.
     grad_kernel: Callable | None = None
+    #: How the first-order backward loop runs its ``apply1`` nodes (their ``_simple``):
+    #: ``PASSES_GRADIENT``, its ``grad_kernel``, or True (``backward`` is called).
+    _shortcut: object = True
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -297,7 +315,6 @@ class Function:
             "__slots__": cls._node_slots,
             "_function": cls,
             "_passes_gradient": cls._passes_gradient,
-            "_grad_kernel": None if cls.grad_kernel is None else staticmethod(cls.grad_kernel),
             "__module__": cls.__module__,
         }
         if cls.listed_inputs is not None:
@@ -306,6 +323,7 @@ class Function:
                 listed[i] = True
             namespace["_listed"] = tuple(listed)
         cls._node_cls = type(name, (Node,), namespace)
+        cls._shortcut = PASSES_GRADIENT if cls._passes_gradient else cls.grad_kernel or True
 
     @classmethod
     def overload(cls, node_name: str, listed_inputs: tuple[int, ...] | None = None) -> type[Function]:
@@ -355,7 +373,8 @@ class Function:
         rxgraph = graph._rx
         node = cls._node_cls()
         node._saved = ()
-        node._simple = True
+        node._simple = cls._shortcut
+        node._n_outputs = 1
         extra = len(params)
         parent = x._node
         if parent is None:
@@ -426,7 +445,8 @@ class ConstantOp(Function):
             return _record(cls, (x, constant))
         node = cls._node_cls()
         node._saved = ()
-        node._simple = True
+        node._simple = cls._shortcut
+        node._n_outputs = 1
         node.needs_input_grad = _FIRST_INPUT_ONLY[1]
         node.constant = constant
         node._inputs = (parent, None)
@@ -457,6 +477,7 @@ class ConstantOp(Function):
         are 3% of the op chain); anything else is ``fallback(x, c)``."""
         node_cls = cls._node_cls
         kernel = cls.kernel
+        shortcut = cls._shortcut
         needs = _FIRST_INPUT_ONLY[1]
         apply = cls.apply
         get = constants.get
@@ -479,7 +500,8 @@ class ConstantOp(Function):
                         return apply(self, constant)
                     node = node_cls()
                     node._saved = ()
-                    node._simple = True
+                    node._simple = shortcut
+                    node._n_outputs = 1
                     node.needs_input_grad = needs
                     node.constant = constant
                     node._inputs = (parent, None)
@@ -563,6 +585,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
     node = cls._node_cls()
     node._saved = ()
     node._simple = False
+    node._n_outputs = 1
     datas = []
     parents = []
     needs = []
