@@ -16,6 +16,7 @@ from ..autograd.torch_leaves import torch_operand
 from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .elementwise import mul
 from .linalg import _scaled_sum, bmm, dot, matmul, mm, outer
+from .out_arg import same_dtype, writes_out
 from .reduce import sum as _sum
 from .shape import cat, permute, reshape, stack
 
@@ -94,10 +95,14 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     return tensordot(input, other, ([-1], [-1]))
 
 
-def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
+@writes_out(
+    "tensordot",
+    dtype=same_dtype(
+        "tensordot: Expected the output tensor to have dtype {expected}, but got an output tensor with dtype {got}"
+    ),
+)
+def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     """Contract ``dims`` (a count of trailing/leading dims, or two lists) of ``a`` and ``b``."""
-    if out is not None:
-        raise TypeError("tensordot(): out= is not supported")
     a, b = tensor_arg(a, "tensordot", "a"), tensor_arg(b, "tensordot", "b", 2)
     if isinstance(dims, TENSOR_TYPES):
         dims = dims.tolist()

@@ -19,6 +19,7 @@ import torch
 from ..autograd.function import Function, call
 from ..autograd.tensor import Tensor
 from .constants import tensor_arg
+from .out_arg import same_kind, writes_out
 
 _ADJOINT_NORM = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 _SWAPPED_NORM = _ADJOINT_NORM  # hfft of a real input is irfft with the other normalization
@@ -115,8 +116,28 @@ def _forward_only(x: Tensor, name: str, kwargs: dict, norm: str) -> Tensor:
     return Transform.apply(x, name, {**kwargs, "norm": norm})
 
 
+# For ``out=``: torch's kernel each transform names in its dtype error, and the one its autograd
+# refusal names for a real input (None: torch composes it from ops and copies the result in).
+_KERNEL = {
+    "fft2": "fftn", "ifft2": "fftn", "ifftn": "fftn", "rfft2": "rfftn", "ihfft2": "ihfftn",
+    "irfft2": "irfftn", "hfft2": "hfftn",
+}  # fmt: skip
+_REFUSED_AS = {
+    **dict.fromkeys(("fft", "rfft", "rfft2", "rfftn"), "_fft_r2c"),
+    **dict.fromkeys(("irfft", "hfft", "irfft2", "hfft2", "irfftn", "hfftn"), "_fft_c2r"),
+    "ifft": None,
+    "ihfft": None,
+}  # the others: "_fft_c2c"
+
+
+def _with_out(transform):
+    name = transform.__name__
+    refuse = _REFUSED_AS.get(name, "_fft_c2c")
+    return writes_out(f"fft_{name}", refuse=refuse, dtype=same_kind(_KERNEL.get(name, name)))(transform)
+
+
 def _complex_out(name: str, one_dim: bool):
-    def transform(input: Tensor, *args, norm: str | None = None, out=None, **kwargs) -> Tensor:
+    def transform(input: Tensor, *args, norm: str | None = None, **kwargs) -> Tensor:
         input = tensor_arg(input, f"fft_{name}")
         names = ("n", "dim") if one_dim else ("s", "dim")
         kwargs.update(zip(names, args))
@@ -124,13 +145,13 @@ def _complex_out(name: str, one_dim: bool):
 
     transform.__name__ = transform.__qualname__ = name
     transform.__doc__ = f"As ``torch.fft.{name}`` (a complex output: forward only, no gradient)."
-    return transform
+    return _with_out(transform)
 
 
 def _real_out(name: str, kernel: str, default_dim):
     one_dim = kernel in ("irfft", "hfft")
 
-    def transform(input: Tensor, *args, norm: str | None = None, out=None, **kwargs) -> Tensor:
+    def transform(input: Tensor, *args, norm: str | None = None, **kwargs) -> Tensor:
         kwargs.update(zip(("n", "dim") if one_dim else ("s", "dim"), args))
         size = kwargs.get("n" if one_dim else "s")
         return _c2r(kernel, input, size, kwargs.get("dim", default_dim), norm)
@@ -140,7 +161,7 @@ def _real_out(name: str, kernel: str, default_dim):
         f"As ``torch.fft.{name}``: a real output, differentiable for a real input (the input's "
         "entries are the non-negative-frequency half of a Hermitian spectrum)."
     )
-    return transform
+    return _with_out(transform)
 
 
 fft = _complex_out("fft", True)

@@ -13,6 +13,7 @@ from .constants import NOT_GIVEN, dtype_name, tensor_arg
 from .linalg import matmul, matrix_norm
 from .linalg_decompositions import cholesky, inv, solve, solve_triangular
 from .linalg_spectral import eigh, lu, pinv, qr, svd, svdvals
+from .out_arg import any_dtype, castable, exact, same_dtype, writes_out
 from .pad import pad
 from .shape import stack
 
@@ -25,7 +26,13 @@ _FALSE = torch.tensor(False)
 _NO_MATRIX = torch.empty(0, 0)
 
 
-def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
+def _matrix_power_dtype(expected: torch.dtype, got: torch.dtype) -> str | None:
+    """torch's two checks of ``matrix_power``'s ``out``: castable, then its ``matmul``'s exact dtype."""
+    return castable("matrix_power")(expected, got) or exact(expected, got)
+
+
+@writes_out("linalg_matrix_power", refuse="matmul", dtype=_matrix_power_dtype)
+def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A`` to the integer power ``n`` (``inv(A)`` to ``-n`` for negative ``n``; the identity for 0),
     by repeated squaring."""
     A = tensor_arg(A, "linalg_matrix_power", "A")
@@ -46,7 +53,8 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     return result
 
 
-def matrix_rank(A: Tensor, tol=NOT_GIVEN, hermitian: bool = False, *, atol=None, rtol=None, out=None) -> Tensor:
+@writes_out("linalg_matrix_rank", dtype=castable("linalg.matrix_rank"))
+def matrix_rank(A: Tensor, tol=NOT_GIVEN, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
     """The number of singular values above the tolerance (an integer tensor, no gradient).
 
     ``matrix_rank(A, tol, hermitian=False)``, NumPy's form that torch still takes (without a
@@ -63,7 +71,12 @@ def matrix_rank(A: Tensor, tol=NOT_GIVEN, hermitian: bool = False, *, atol=None,
     return _constant(torch.linalg.matrix_rank(A._data, *given, **tolerances))
 
 
-def multi_dot(tensors, *, out=None) -> Tensor:
+@writes_out(
+    "linalg_multi_dot",
+    refuse="mm",
+    dtype=same_dtype("multi_dot(): expected out tensor to have dtype {expected_cpp} but got {got_cpp}"),
+)
+def multi_dot(tensors) -> Tensor:
     """The product of the matrices in ``tensors`` (the first may be 1-D, a row; the last 1-D, a column)."""
     tensors = [tensor_arg(t, "linalg_multi_dot", "tensors") for t in tensors]
     torch.linalg.multi_dot([t._data for t in tensors])  # torch's checks
@@ -73,7 +86,8 @@ def multi_dot(tensors, *, out=None) -> Tensor:
     return result
 
 
-def cond(A: Tensor, p=None, *, out=None) -> Tensor:
+@writes_out("linalg_cond", dtype=castable("linalg.cond"))
+def cond(A: Tensor, p=None) -> Tensor:
     """The condition number of each matrix of ``A`` in the ``p``-norm: the ratio of the extreme
     singular values for ``None``/2/-2, ``norm(A) * norm(inv(A))`` otherwise."""
     A = tensor_arg(A, "linalg_cond", "A")
@@ -84,7 +98,8 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
-def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
+@writes_out("linalg_cross", refuse="linalg_cross")
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (inputs broadcast)."""
     input = tensor_arg(input, "linalg_cross")
     other = tensor_arg(other, "linalg_cross", "other", 2)
@@ -97,7 +112,12 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     )
 
 
-def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
+@writes_out(
+    "linalg_vecdot",
+    refuse="sum",
+    dtype=same_dtype("linalg.vecdot: Expected out of dtype{expected} but found {got}"),
+)
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of (broadcast) vectors along ``dim``."""
     x = tensor_arg(x, "linalg_vecdot", "x")
     y = tensor_arg(y, "linalg_vecdot", "y", 2)
@@ -129,7 +149,12 @@ def _reflectors(A: Tensor, tau: Tensor) -> Tensor:
     return Q
 
 
-def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
+@writes_out(
+    "linalg_householder_product",
+    refuse="linalg_householder_product",
+    dtype=castable("torch.linalg.householder_product"),
+)
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     """The first ``n`` columns of the product of the Householder reflectors stored in ``A`` and
     ``tau`` (as LAPACK's ``orgqr``), composed from recorded ops."""
     A = tensor_arg(A, "linalg_householder_product", "input")
@@ -138,7 +163,15 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     return _reflectors(A, tau)[..., : A.shape[-1]]
 
 
-def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, *, out=None):
+@writes_out(
+    "ormqr",
+    refuse="ormqr",
+    dtype=same_dtype(
+        "torch.ormqr: Expected input and result to have the same dtype, "
+        "but input has dtype{expected} and result has dtype {got}"
+    ),
+)
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False):
     """``op(Q) @ input3`` (``left``) or ``input3 @ op(Q)``, ``Q`` the full product of the Householder
     reflectors in ``(input, input2)`` and ``op`` the transpose when ``transpose`` (LAPACK's ``ormqr``)."""
     input = tensor_arg(input, "ormqr")
@@ -151,13 +184,15 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
     return matmul(Q, input3) if left else matmul(input3, Q)
 
 
-def geqrf(input: Tensor, *, out=None):
+@writes_out("geqrf", refuse="geqrf", dtype=(castable("torch.geqrf", "a"), castable("torch.geqrf", "tau")))
+def geqrf(input: Tensor):
     """``(a, tau)``: LAPACK's packed QR (torch's kernel; not differentiable, as in PyTorch)."""
     a, tau = torch.geqrf(tensor_arg(input, "geqrf")._data)
     return torch.return_types.geqrf((_constant(a), _constant(tau)))
 
 
-def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
+@writes_out("linalg_tensorinv", dtype=castable("tensorinv"))
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     """The inverse of ``A`` as a linear map from its first ``ind`` dims to the rest."""
     A = tensor_arg(A, "linalg_tensorinv", "A")
     torch.linalg.tensorinv(A._data, ind)  # torch's checks
@@ -165,7 +200,8 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     return inv(A.reshape(rows, -1)).reshape(*A.shape[ind:], *A.shape[:ind])
 
 
-def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
+@writes_out("linalg_tensorsolve", dtype=castable("tensorsolve"))
+def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
     """The ``X`` with ``tensordot(A, X, X.dim()) = B``."""
     A = tensor_arg(A, "linalg_tensorsolve", "A")
     B = tensor_arg(B, "linalg_tensorsolve", "B", 2)
@@ -197,7 +233,8 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return tensor_arg(A, "linalg_diagonal", "A").diagonal(offset, dim1, dim2)
 
 
-def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out=None):
+@writes_out("linalg_lu_factor_ex", refuse="linalg_lu_factor_ex")
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
     """``(LU, pivots, info)``: ``L`` (below the diagonal) and ``U`` packed in one matrix, LAPACK's
     1-based pivots, ``info`` > 0 for a singular ``U``. ``LU`` is composed from ``lu``'s factors."""
     A = tensor_arg(A, "linalg_lu_factor_ex", "A")
@@ -209,7 +246,8 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
     return torch.return_types.linalg_lu_factor_ex((packed, _constant(pivots), _constant(info)))
 
 
-def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
+@writes_out("linalg_lu_factor", refuse="linalg_lu_factor_ex")
+def lu_factor(A: Tensor, *, pivot: bool = True):
     """``(LU, pivots)`` of ``lu_factor_ex``, raising torch's error for a singular matrix."""
     A = tensor_arg(A, "linalg_lu_factor", "A")
     torch.linalg.lu_factor(A._data, pivot=pivot)  # torch's errors
@@ -217,7 +255,8 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
     return torch.return_types.linalg_lu_factor((LU, pivots))
 
 
-def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True, *, out=None):
+@writes_out("lu_unpack", refuse="lu_unpack")
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True):
     """``(P, L, U)`` from ``lu_factor``'s packed form (``L`` and ``U`` differentiable in ``LU``)."""
     LU_data = tensor_arg(LU_data, "lu_unpack", "LU_data")
     pivots = LU_pivots._data if isinstance(LU_pivots, Tensor) else LU_pivots
@@ -233,7 +272,8 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     return torch.return_types.lu_unpack((_constant(P), L, U))
 
 
-def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False, out=None):
+@writes_out("linalg_lu_solve", refuse="linalg_lu_solve")
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False):
     """The solution of ``A X = B`` (``X A = B`` unless ``left``; ``A^T`` for ``adjoint``) from
     ``lu_factor``'s ``(LU, pivots)``: triangular solves on the unpacked factors."""
     LU = tensor_arg(LU, "linalg_lu_solve", "LU")
@@ -279,28 +319,32 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     return torch.return_types.linalg_lstsq((solution, residuals, rank, values))
 
 
-def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out=None):
+@writes_out("linalg_ldl_factor_ex")
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False):
     """``(LD, pivots, info)`` of the LDL^T factorization (torch's kernel; not differentiable, as in PyTorch)."""
     A = tensor_arg(A, "linalg_ldl_factor_ex", "A")
     result = torch.linalg.ldl_factor_ex(A._data, hermitian=hermitian, check_errors=check_errors)
     return torch.return_types.linalg_ldl_factor_ex(tuple(_constant(t) for t in result))
 
 
-def ldl_factor(A: Tensor, *, hermitian: bool = False, out=None):
+@writes_out("linalg_ldl_factor")
+def ldl_factor(A: Tensor, *, hermitian: bool = False):
     """``(LD, pivots)`` of the LDL^T factorization (not differentiable, as in PyTorch)."""
     A = tensor_arg(A, "linalg_ldl_factor", "A")
     result = torch.linalg.ldl_factor(A._data, hermitian=hermitian)
     return torch.return_types.linalg_ldl_factor(tuple(_constant(t) for t in result))
 
 
-def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False, out=None) -> Tensor:
+@writes_out("linalg_ldl_solve")
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
     """The solution of ``A X = B`` from ``ldl_factor``'s output (not differentiable, as in PyTorch)."""
     unwrap = lambda v: v._data if isinstance(v, Tensor) else v  # noqa: E731
     return _constant(torch.linalg.ldl_solve(unwrap(LD), unwrap(pivots), unwrap(B), hermitian=hermitian))
 
 
 # ------------------------------------------------------------------ torch.* names
-def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
+@writes_out("svd", refuse="_linalg_svd")
+def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True):
     """``torch.svd``: ``(U, S, V)`` (``V``, not ``Vh``); reduced unless ``some=False``."""
     input = tensor_arg(input, "svd")
     if not compute_uv:
@@ -313,7 +357,8 @@ def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=
     return torch.return_types.svd((U, S, Vh.mH))
 
 
-def torch_qr(input: Tensor, some: bool = True, *, out=None):
+@writes_out("qr", refuse="linalg_qr")
+def torch_qr(input: Tensor, some: bool = True):
     """``torch.qr``: ``linalg.qr`` with ``mode='reduced'`` (``'complete'`` when ``some=False``)."""
     Q, R = qr(input, mode="reduced" if some else "complete")
     return torch.return_types.linalg_qr((Q, R))  # fields Q and R, as torch.qr's result
@@ -329,18 +374,21 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     return torch.return_types.triangular_solve((X, A.clone()))
 
 
-def torch_cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
+@writes_out("cholesky", refuse="cholesky")
+def torch_cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky`` (deprecated in PyTorch for ``linalg.cholesky``)."""
     return cholesky(input, upper=upper)
 
 
-def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
+@writes_out("lu", dtype=any_dtype, warn=False)
+def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
     """``torch.lu``: ``(LU, pivots)``, with ``infos`` when ``get_infos``."""
     LU, pivots, info = lu_factor_ex(A, pivot=pivot)
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
 
-def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
+@writes_out("lu_solve", refuse="linalg_lu_solve")
+def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     """``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve`` with its arguments reordered."""
     return lu_solve(LU_data, LU_pivots, b)
 
@@ -363,7 +411,8 @@ def matrix_sqrth(A: Tensor) -> Tensor:
     return (vectors * values.sqrt().unsqueeze(-2)) @ vectors.mH
 
 
-def polar(A: Tensor, *, out=None):
+@writes_out("linalg_polar", refuse="linalg_polar")
+def polar(A: Tensor):
     """``(U, H)`` with ``A = U H``: ``U = W Vh`` (orthonormal columns) and ``H = Vh^T diag(S) Vh``
     (symmetric positive-semidefinite), from the reduced SVD ``A = W diag(S) Vh``."""
     A = tensor_arg(A, "linalg_polar", "A")
@@ -372,7 +421,8 @@ def polar(A: Tensor, *, out=None):
     return torch.return_types.linalg_polar((W @ Vh, (Vh.mH * S.unsqueeze(-2)) @ Vh))
 
 
-def torch_cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
+@writes_out("cross", refuse="linalg_cross")
+def torch_cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """``torch.cross``: ``linalg.cross`` along ``dim``, by default the first dim of size 3."""
     input = tensor_arg(input, "cross")
     other = tensor_arg(other, "cross", "other", 2)

@@ -15,6 +15,7 @@ import torch
 from ..autograd.function import Function
 from ..autograd.tensor import Tensor
 from .constants import tensor_arg
+from .out_arg import castable, same_dtype, writes_out
 from .shape import cat
 
 
@@ -95,7 +96,8 @@ def _vector_rhs(A: Tensor, B: Tensor) -> bool:
     return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
-def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
+@writes_out("linalg_solve", refuse="_linalg_solve_ex")
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """The solution ``X`` of ``A X = B`` (``left``) or ``X A = B``, batches broadcast; ``B`` may be
     a (batch of) vector(s)."""
     A = tensor_arg(A, "linalg_solve", "A")
@@ -105,18 +107,22 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     return Solve.apply(A, B, left)
 
 
-def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
+@writes_out("linalg_solve_ex", refuse="_linalg_solve_ex")
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False):
     """``(solve(A, B), info)``; ``info`` is 0 where ``A`` is invertible (torch's kernel decides)."""
     A = tensor_arg(A, "linalg_solve_ex", "A")
     _, info = torch.linalg.solve_ex(A._data, tensor_arg(B, "linalg_solve_ex", "B", 2)._data, left=left)
     if check_errors and bool(info.any()):
         torch.linalg.solve(A._data, B._data if isinstance(B, Tensor) else B, left=left)  # torch's error
-    return solve(A, B, left=left), Tensor._make(info, None)
+    return torch.return_types.linalg_solve_ex((solve(A, B, left=left), Tensor._make(info, None)))
 
 
-def solve_triangular(
-    A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False, out=None
-) -> Tensor:
+@writes_out(
+    "linalg_solve_triangular",
+    refuse="linalg_solve_triangular",
+    dtype=same_dtype("expected scalar type {expected} but found {got}"),
+)
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
     """The solution of ``A X = B`` (``left``) or ``X A = B`` for triangular ``A`` (only its
     ``upper`` or lower triangle is read; its diagonal is taken as ones when ``unitriangular``)."""
     A = tensor_arg(A, "linalg_solve_triangular", "A")
@@ -124,7 +130,8 @@ def solve_triangular(
     return SolveTriangular.apply(A, B, upper, left, unitriangular)
 
 
-def inv(A: Tensor, *, out=None) -> Tensor:
+@writes_out("linalg_inv", refuse="linalg_inv_ex")
+def inv(A: Tensor) -> Tensor:
     """The inverse of each square matrix of ``A``: ``solve(A, I)``, whose gradient is
     PyTorch's ``-A^{-T} g A^{-T}``."""
     A = tensor_arg(A, "linalg_inv", "A")
@@ -133,11 +140,12 @@ def inv(A: Tensor, *, out=None) -> Tensor:
     return Solve.apply(A, Tensor._make(eye, None), True)
 
 
-def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
+@writes_out("linalg_inv_ex", refuse="linalg_inv_ex")
+def inv_ex(A: Tensor, *, check_errors: bool = False):
     """``(inv(A), info)``, ``info`` 0 where ``A`` is invertible."""
     A = tensor_arg(A, "linalg_inv_ex", "A")
     _, info = torch.linalg.inv_ex(A._data, check_errors=check_errors)
-    return inv(A), Tensor._make(info, None)
+    return torch.return_types.linalg_inv_ex((inv(A), Tensor._make(info, None)))
 
 
 class Det(Function):
@@ -172,12 +180,14 @@ class Slogdet(Function):
         return grad.unsqueeze(-1).unsqueeze(-1) * _solve(A.mT, _eye_like(A, A.shape[-1]))
 
 
-def det(A: Tensor, *, out=None) -> Tensor:
+@writes_out("linalg_det", refuse="_linalg_det")
+def det(A: Tensor) -> Tensor:
     """The determinant of each square matrix of ``A``."""
     return Det.apply(tensor_arg(A, "linalg_det", "A"))
 
 
-def slogdet(A: Tensor, *, out=None):
+@writes_out("linalg_slogdet", refuse="_linalg_slogdet")
+def slogdet(A: Tensor):
     """``(sign, logabsdet)`` of the determinant of each square matrix of ``A``."""
     return torch.return_types.slogdet(Slogdet.apply(tensor_arg(A, "linalg_slogdet", "A")))
 
@@ -211,7 +221,8 @@ class Cholesky(Function):
         return _solve_triangular(L, grad_A, upper=False, left=False), None
 
 
-def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
+@writes_out("linalg_cholesky_ex", refuse="linalg_cholesky_ex")
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
     """``(L, info)``: the Cholesky factor, and ``info`` > 0 where a matrix is not positive-definite."""
     A = tensor_arg(A, "linalg_cholesky_ex", "A")
     torch.linalg.cholesky_ex(A._data[..., :0, :0] if A.dim() >= 2 else A._data)  # shape checks
@@ -222,7 +233,8 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
     return torch.return_types.linalg_cholesky_ex((L, Tensor._make(info, None)))
 
 
-def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
+@writes_out("linalg_cholesky", refuse="linalg_cholesky_ex")
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """The Cholesky factor ``L`` (``A = L L^T``; ``U`` with ``A = U^T U`` when ``upper``) of each
     symmetric positive-definite matrix; raises torch's error for one that is not."""
     A = tensor_arg(A, "linalg_cholesky", "A")
@@ -276,13 +288,15 @@ class CholeskyInverse(Function):
         return (-(L @ common) if ctx.upper else -(common @ L)), None
 
 
-def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Tensor:
+@writes_out("cholesky_solve", refuse="cholesky_solve", dtype=castable("cholesky_solve"))
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
     """The solution of ``A X = B`` given the Cholesky factor ``L`` of ``A``."""
     B = tensor_arg(B, "cholesky_solve")
     L = tensor_arg(L, "cholesky_solve", "input2", 2)
     return CholeskySolve.apply(B, L, upper)
 
 
-def cholesky_inverse(L: Tensor, upper: bool = False, *, out=None) -> Tensor:
+@writes_out("cholesky_inverse", refuse="cholesky_inverse", dtype=castable("cholesky_inverse"))
+def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
     """``A^{-1}`` given the Cholesky factor ``L`` of ``A``."""
     return CholeskyInverse.apply(tensor_arg(L, "cholesky_inverse"), upper)

@@ -16,6 +16,7 @@ from ..autograd.tensor import Tensor
 from .constants import NOT_GIVEN, TENSOR_TYPES, tensor_arg
 from .linalg_decompositions import _cat, _eye_like, _solve_triangular, _torch
 from .loss import _not_differentiable
+from .out_arg import castable, writes_out
 
 
 def _diag_embed(v):
@@ -50,13 +51,15 @@ class Eigh(Function):
         return V @ inner @ V.mT, None, None
 
 
-def eigh(A: Tensor, UPLO: str = "L", *, out=None):
+@writes_out("linalg_eigh", refuse="_linalg_eigh")
+def eigh(A: Tensor, UPLO: str = "L"):
     """Eigenvalues (ascending) and orthonormal eigenvectors of each symmetric matrix of ``A``."""
     A = tensor_arg(A, "linalg_eigh", "A")
     return torch.return_types.linalg_eigh(Eigh.apply(A, UPLO, True))
 
 
-def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
+@writes_out("linalg_eigvalsh", refuse="_linalg_eigh")
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues (ascending) of each symmetric matrix of ``A``."""
     return Eigh.apply(tensor_arg(A, "linalg_eigvalsh", "A"), UPLO, False)
 
@@ -107,14 +110,16 @@ class Svd(Function):
         return U @ inner @ Vh, None, None
 
 
-def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None, out=None):
+@writes_out("linalg_svd", refuse="_linalg_svd")
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``; differentiable where the singular values are distinct
     (and, with ``full_matrices``, through the first ``min(m, n)`` singular vectors only)."""
     A = tensor_arg(A, "linalg_svd", "A")
     return torch.return_types.linalg_svd(Svd.apply(A, full_matrices, True))
 
 
-def svdvals(A: Tensor, *, driver: str | None = None, out=None) -> Tensor:
+@writes_out("linalg_svdvals", refuse="_linalg_svd")
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of each matrix of ``A``, in descending order."""
     return Svd.apply(tensor_arg(A, "linalg_svdvals", "A"), False, False)
 
@@ -152,7 +157,8 @@ class Qr(Function):
         return _cat([grad_A, (grad_R[..., m:] * 0)], -1) + Q @ grad_R, None
 
 
-def qr(A: Tensor, mode: str = "reduced", *, out=None):
+@writes_out("linalg_qr", refuse="linalg_qr")
+def qr(A: Tensor, mode: str = "reduced"):
     """``(Q, R)`` with ``A = Q R``, ``Q`` orthonormal columns and ``R`` upper triangular."""
     A = tensor_arg(A, "linalg_qr", "A")
     return torch.return_types.linalg_qr(Qr.apply(A, mode))
@@ -193,7 +199,8 @@ class Lu(Function):
         return P @ grad_A, None
 
 
-def lu(A: Tensor, *, pivot: bool = True, out=None):
+@writes_out("linalg_lu", refuse="linalg_lu")
+def lu(A: Tensor, *, pivot: bool = True):
     """``(P, L, U)`` with ``A = P L U``: ``L`` unit lower triangular ``m x k``, ``U`` upper ``k x n``."""
     A = tensor_arg(A, "linalg_lu", "A")
     return torch.return_types.linalg_lu(Lu.apply(A, pivot))
@@ -257,7 +264,8 @@ def _tolerance(value, argument: str):
     return value._data if isinstance(value, Tensor) else value
 
 
-def pinv(A: Tensor, rcond=NOT_GIVEN, hermitian: bool = False, *, atol=None, rtol=None, out=None) -> Tensor:
+@writes_out("linalg_pinv", refuse="linalg_pinv", dtype=castable("linalg.pinv"))
+def pinv(A: Tensor, rcond=NOT_GIVEN, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
     """The Moore-Penrose pseudo-inverse of each matrix of ``A`` (singular values at or below
     ``max(atol, rtol * largest)`` count as zero, PyTorch's defaults).
 
