@@ -41,6 +41,9 @@ CASES = [
     ("linalg.lu", torch.linalg.lu, mt.linalg.lu, (A,), {}),
     ("linalg.pinv", torch.linalg.pinv, mt.linalg.pinv, (A,), {}),
     ("linalg.matrix_power", torch.linalg.matrix_power, mt.linalg.matrix_power, (A, 3), {}),
+    ("linalg.matrix_power(n=-1)", torch.linalg.matrix_power, mt.linalg.matrix_power, (A, -1), {}),
+    ("linalg.matrix_power(n=1)", torch.linalg.matrix_power, mt.linalg.matrix_power, (A, 1), {}),
+    ("linalg.matrix_power(n=0)", torch.linalg.matrix_power, mt.linalg.matrix_power, (A, 0), {}),
     ("linalg.matrix_rank", torch.linalg.matrix_rank, mt.linalg.matrix_rank, (A,), {}),
     ("linalg.multi_dot", torch.linalg.multi_dot, mt.linalg.multi_dot, ([A, A, B],), {}),
     ("linalg.cond", torch.linalg.cond, mt.linalg.cond, (A,), {}),
@@ -60,6 +63,7 @@ CASES = [
     ("linalg.ldl_factor", torch.linalg.ldl_factor, mt.linalg.ldl_factor, (A,), {}),
     ("linalg.ldl_solve", torch.linalg.ldl_solve, mt.linalg.ldl_solve, (LD, LDL_PIV, B), {}),
     ("svd", torch.svd, mt.svd, (A,), {}),
+    ("svd(compute_uv=False)", torch.svd, mt.svd, (A,), {"compute_uv": False}),
     ("lu", torch.lu, mt.lu, (A,), {}),
     ("lu_solve", torch.lu_solve, mt.lu_solve, (B, LU, PIV), {}),
     ("linalg.polar", torch.linalg.polar, mt.linalg.polar, (A,), {}),
@@ -99,8 +103,11 @@ RETURN_TYPE_DIFFERS = {"linalg.slogdet"}
 # Where torch's answer with out= and autograd is not minitorch_rx's, with the reason:
 # ldl_*: torch's results require grad (a NotImplemented grad_fn), minitorch_rx's do not;
 # svd, lu: torch does not refuse an out that requires grad but fails on it later (a leaf written
-# in place, "cannot resize variables that require grad"), minitorch_rx refuses it / names the leaf.
+# in place, "cannot resize variables that require grad"), minitorch_rx refuses it / names the leaf;
+# matrix_power(n=0): torch fills out with the identity unrecorded, minitorch_rx copies its identity
+# (a function of A whose gradient is zero) in, recorded.
 AUTOGRAD_DIFFERS = {"linalg.ldl_factor_ex", "linalg.ldl_factor", "linalg.ldl_solve", "svd", "lu"}
+AUTOGRAD_DIFFERS |= {"linalg.matrix_power(n=0)"}
 
 
 def _ids(case) -> str:

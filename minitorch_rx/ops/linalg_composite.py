@@ -27,11 +27,25 @@ _NO_MATRIX = torch.empty(0, 0)
 
 
 def _matrix_power_dtype(expected: torch.dtype, got: torch.dtype) -> str | None:
-    """torch's two checks of ``matrix_power``'s ``out``: castable, then its ``matmul``'s exact dtype."""
+    """torch's two checks of ``matrix_power``'s ``out``: castable, then its kernel's exact dtype."""
     return castable("matrix_power")(expected, got) or exact(expected, got)
 
 
-@writes_out("linalg_matrix_power", refuse="matmul", dtype=_matrix_power_dtype)
+def _matrix_power_out(A, n: int) -> tuple:
+    """torch's ``out=`` rules by ``n``: 0 and 1 copy a result in; -1 is ``inv``'s kernel, the rest ``matmul``'s."""
+    if n in (0, 1):
+        return None, castable("matrix_power")
+    return ("linalg_inv_ex" if n == -1 else "matmul"), _matrix_power_dtype
+
+
+def _svd_out(input, some: bool = True, compute_uv: bool = True) -> tuple:
+    """torch's ``out=`` rules for ``torch.svd``: ``compute_uv=False`` words its dtype error its own way."""
+    if compute_uv:
+        return "_linalg_svd", exact
+    return "_linalg_svd", same_dtype("torch.svd: Expected out tensor to have dtype {expected} but got {got} instead")
+
+
+@writes_out("linalg_matrix_power", rules_for=_matrix_power_out)
 def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A`` to the integer power ``n`` (``inv(A)`` to ``-n`` for negative ``n``; the identity for 0),
     by repeated squaring."""
@@ -343,7 +357,7 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False)
 
 
 # ------------------------------------------------------------------ torch.* names
-@writes_out("svd", refuse="_linalg_svd")
+@writes_out("svd", rules_for=_svd_out)
 def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True):
     """``torch.svd``: ``(U, S, V)`` (``V``, not ``Vh``); reduced unless ``some=False``."""
     input = tensor_arg(input, "svd")

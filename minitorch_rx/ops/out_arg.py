@@ -131,12 +131,18 @@ def _write(target: Tensor, result: Tensor, warn: bool) -> None:
 
 
 def writes_out(
-    name: str, *, refuse: str | None = None, dtype: DtypeRule | tuple[DtypeRule, ...] = exact, warn: bool = True
+    name: str,
+    *,
+    refuse: str | None = None,
+    dtype: DtypeRule | tuple[DtypeRule, ...] = exact,
+    warn: bool = True,
+    rules_for: Callable[..., tuple] | None = None,
 ) -> Callable[[Callable], Callable]:
     """Give ``fn`` torch's ``out=`` keyword. ``name`` is torch's name of the function in argument
     errors (``linalg_inv``); ``refuse`` the kernel named when ``out=`` meets autograd (None: the
     result is copied in, recorded); ``dtype`` the rule for ``out``'s dtype (one per result);
-    ``warn`` False where torch resizes without a warning (``torch.lu``)."""
+    ``warn`` False where torch resizes without a warning (``torch.lu``); ``rules_for``, called
+    with the call's arguments, gives ``(refuse, dtype)`` where they depend on them."""
 
     def decorate(fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -146,14 +152,15 @@ def writes_out(
             outs = (out,) if isinstance(out, Tensor) else tuple(out) if isinstance(out, (tuple, list)) else None
             if outs is None or not all(isinstance(o, Tensor) for o in outs):
                 raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+            refused, dtypes = rules_for(*args, **kwargs) if rules_for is not None else (refuse, dtype)
             if (
-                refuse is not None
+                refused is not None
                 and state.grad_enabled
                 and torch.is_grad_enabled()
                 and _requires_grad((*args, *kwargs.values(), *outs))
             ):
                 raise RuntimeError(
-                    f"{refuse}(): functions with out=... arguments don't support automatic differentiation, "
+                    f"{refused}(): functions with out=... arguments don't support automatic differentiation, "
                     "but one of the arguments requires grad."
                 )
             result = fn(*args, **kwargs)
@@ -165,7 +172,7 @@ def writes_out(
                 raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not Tensor")
             if len(outs) != len(results):
                 raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")
-            rules = dtype if isinstance(dtype, tuple) else (dtype,) * len(results)
+            rules = dtypes if isinstance(dtypes, tuple) else (dtypes,) * len(results)
             for target, value, rule in zip(outs, results, rules):
                 message = rule(value.dtype, target.dtype)
                 if message is not None:
