@@ -589,8 +589,9 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
     datas = []
     parents = []
     needs = []
+    listed = []  # per argument: whether ``next_functions`` lists it (PyTorch's rule, see ``Node._edges``)
     multi_output_input = False
-    plain = False  # some argument gets no ``next_functions`` entry
+    plain = False  # some argument is not listed
     for a in args:
         if isinstance(a, Tensor):
             data = a._data
@@ -606,25 +607,38 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
                     multi_output_input = True
                 parents.append(parent)
                 needs.append(True)
+                listed.append(True)
                 continue
-            if not data.dtype.is_floating_point:
+            dtype = data.dtype
+            if dtype.is_floating_point or dtype.is_complex:
+                listed.append(True)
+            else:
+                listed.append(False)
                 plain = True
         elif isinstance(a, torch.Tensor):
             if a.requires_grad:  # as a leaf whose gradient goes on into torch
                 return _record(cls, torch_operands(args))
             datas.append(a)
-            if not a.dtype.is_floating_point:
+            dtype = a.dtype
+            if dtype.is_floating_point or dtype.is_complex:
+                listed.append(True)
+            else:
+                listed.append(False)
                 plain = True
         else:
             datas.append(a)
-            plain = True
+            if cls._wrapped_scalars and type(a) in _WRAPPED_NUMBERS:  # a number the op wraps into a tensor
+                listed.append(True)
+            else:
+                listed.append(False)
+                plain = True
         parents.append(None)
         needs.append(False)
     if multi_output_input:  # which output of its node each input is
         node._input_nrs = tuple(a._out_nr if isinstance(a, Tensor) else 0 for a in args)
     node.needs_input_grad = tuple(needs)
     if plain:
-        node._edges = _edges(cls, datas)
+        node._edges = tuple(listed)
     out = cls.forward(node, *datas)
     node._inputs = parents = tuple(parents)
     node._seq = _next_seq()
@@ -664,17 +678,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
     return result
 
 
-def _edges(cls: type[Function], datas: list) -> tuple:
-    """Per argument of ``cls``: whether PyTorch's node lists it in ``next_functions`` (a floating
-    or complex tensor, or a Python number the op wraps into a tensor)."""
-    wrapped = cls._wrapped_scalars
-    edges = []
-    for a in datas:
-        if isinstance(a, torch.Tensor):
-            edges.append(a.dtype.is_floating_point or a.dtype.is_complex)
-        else:
-            edges.append(wrapped and type(a) in (int, float, bool, complex))
-    return tuple(edges)
+_WRAPPED_NUMBERS = (int, float, bool, complex)
 
 
 def _pack(node: Node, pack: Callable, unpack: Callable) -> None:
