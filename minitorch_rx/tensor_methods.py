@@ -487,7 +487,7 @@ for _name in aliases.DATA_METHODS:
     METHODS[_name] = aliases.data_method(_name)
 METHODS["is_same_size"] = aliases.is_same_size
 for _name, _method in METHODS.items():
-    setattr(Tensor, _name, _method)
+    setattr(Tensor, _name, getattr(_method, "without_out", _method))  # torch's methods take no out=
 Tensor.T = property(_transposed)
 Tensor.mT = property(_matrix_transposed)
 Tensor.mH = property(_adjoint)

@@ -264,3 +264,14 @@ def test_an_out_of_another_kind_is_a_type_error_as_torch_gives():
         mt.linalg.eigh(mt.tensor(A), out=mt.zeros(3, dtype=D))
     with pytest.raises(TypeError, match=r"^linalg_inv\(\): argument 'out' must be Tensor, not int$"):
         torch.linalg.inv(A, out=3)
+
+
+@pytest.mark.parametrize(
+    "method", ["det", "slogdet", "inverse", "cholesky", "svd", "qr", "lu", "matrix_power", "cross", "geqrf"]
+)
+def test_tensor_methods_take_no_out_argument_as_torchs(method):
+    x = mt.randn(3, 3)
+    with pytest.raises(TypeError):
+        getattr(x.torch(), method)(out=torch.empty(0))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'out'"):
+        getattr(x, method)(out=mt.empty(0))

@@ -188,6 +188,7 @@ def writes_out(
         at = len(params) - (bool(params) and params[-1].kind is inspect.Parameter.VAR_KEYWORD)
         params.insert(at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
         with_out.__signature__ = signature.replace(parameters=params)
+        with_out.without_out = fn  # for Tensor methods: torch's take no out=
         return with_out
 
     return decorate
