@@ -101,10 +101,13 @@ def product(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None) 
     padded apart, as a column slice of a wider matrix, oneDNN's kernel took 1.4 s for a
     (256, 512) x (512, 512) product that ``mm`` does in 1 ms (a reference fallback)."""
     if not onednn_eligible(a, b, bias):
-        return _product("mkl", a, b, bias)
+        return torch.mm(a, b) if bias is None else torch.addmm(bias, a, b)
     if not tuner.enabled:
         return _product("onednn", a, b, bias)
     key = (*a.shape, b.shape[1], a.is_contiguous(), b.is_contiguous(), bias is not None)
+    kernel = tuner.decided("product", key)
+    if kernel in PRODUCT_KERNELS:  # (the common case, without ``tuner.run``'s closure and calls)
+        return _product(kernel, a, b, bias)
     return tuner.run("product", key, PRODUCT_KERNELS, "onednn", lambda kernel: _product(kernel, a, b, bias))
 
 
