@@ -244,19 +244,18 @@ def reshape(input: Tensor, *shape_args, shape=None) -> Tensor:
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """torch's ``flatten`` of the data gives the result (a view where it can be: ``reshape``'s
+    rule), its checks and its words; the input itself when there is nothing to flatten. It is
+    recorded as the reshape it is; an input that needs no gradient (a batch of images) takes it
+    as it is."""
     input = tensor_arg(input, "flatten")
-    shape = input._data.shape
-    if not shape:
-        return _viewing(Reshape.apply(input, (1,)), input)
-    start, end = normalize_dim(start_dim, len(shape)), normalize_dim(end_dim, len(shape))
-    if start > end:
-        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-    if start == end:
+    data = input._data
+    flat = data.flatten(start_dim, end_dim)
+    if flat is data:
         return input
-    flat = 1
-    for size in shape[start : end + 1]:
-        flat *= size
-    return _viewing(Reshape.apply(input, (*shape[:start], flat, *shape[end + 1 :])), input)
+    if input._requires_grad:
+        return _viewing(Reshape.apply(input, flat.shape), input)
+    return _viewing(Tensor._make(flat, None), input)
 
 
 def squeeze(input: Tensor, dim: int | tuple | None = None) -> Tensor:
