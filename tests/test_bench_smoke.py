@@ -50,6 +50,19 @@ def test_the_memory_worker_reports_the_rise_of_its_peak(model):
         assert result["peak_rise_mib"] > -1 and result["baseline_mib"] > 0
 
 
+def test_the_memory_bench_lets_the_tuner_choose_before_it_measures(tmp_path, monkeypatch):
+    from minitorch_rx.backends import tuner
+
+    monkeypatch.setenv("MINITORCH_RX_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tuner, "enabled", True)  # (off in the other tests)
+    tuner.clear()
+    try:
+        assert memory.worker("lenet5", "settle", steps=1, size=2) == {"pending": 0}
+        assert tuner.choices()  # the convolutions' layouts and slices, measured and kept
+    finally:
+        tuner.clear()
+
+
 def test_the_accuracy_suite_trains_both_twins_alike():
     ours, theirs, source = accuracy.train_both(epochs=1, root=None, limit=256)
     assert "subset" in source
