@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import minitorch_rx as mt
-from minitorch_rx.autograd.function import Node
+from minitorch_rx.autograd.node import Node
 
 
 @pytest.fixture(autouse=True)

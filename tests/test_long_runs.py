@@ -21,7 +21,7 @@ import torch
 import minitorch_rx as mt
 import minitorch_rx.nn as nn
 import minitorch_rx.nn.functional as F
-from minitorch_rx.autograd.function import Node
+from minitorch_rx.autograd.node import Node
 
 RSS_TOLERANCE = 0.02
 

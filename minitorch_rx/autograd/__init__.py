@@ -3,10 +3,11 @@
 from . import functional, graph
 from .anomaly import detect_anomaly, is_anomaly_enabled
 from .engine import backward, grad
-from .function import Function, Node
+from .function import Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import Graph, current_graph
+from .node import Node
 from .profiler import profile
 from .tensor import Tensor
 from .variable import Variable

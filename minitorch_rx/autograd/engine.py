@@ -18,10 +18,11 @@ import rustworkx as rx
 import torch
 
 from . import graph as _graph
-from .function import PASSES_GRADIENT, SECOND_BACKWARD_MESSAGE, AccumulateGrad, Function, Node, accumulator
+from .function import PASSES_GRADIENT, Function
 from .grad_mode import state
 from .graph import _NodeRef
 from .hooks import call_hooks, run_output_hooks
+from .node import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Node, accumulator
 from .tensor import Tensor, detach_torch
 
 # References to a gradient inside _accumulate (or _sum) when nobody else holds it: the engine's

@@ -25,7 +25,7 @@ def torch_operand(data: torch.Tensor) -> Tensor:
         return Tensor._make(data, None)
     leaf = Tensor._make(data.detach(), None)
     if state.grad_enabled:
-        from .function import accumulator
+        from .node import accumulator
 
         leaf._requires_grad = True
         leaf.register_post_accumulate_grad_hook(partial(_into_torch, data))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
-from ...autograd.function import AccumulateGrad
+from ...autograd.node import AccumulateGrad
 from ...autograd.tensor import Tensor
 
 FIRST_BUCKET_BYTES = 1024 * 1024  # torch.distributed._DEFAULT_FIRST_BUCKET_BYTES
