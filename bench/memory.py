@@ -8,11 +8,10 @@ optimizer state, workspaces), and the pages of library code its kernels first ra
 ``RssFile``: shown apart as "code", part of the figure). The same for torch.nn in its own process.
 (``ru_maxrss`` cannot be reset, and the imports' transient peak can hide a training run's.)
 Before ours is measured, a process of its own steps the model until ``mt.backends.autotune`` has
-made every choice (a step tries and decides nothing more; the choices go to the per-machine
-cache file): the measured
-process then starts from those choices, as a user's later runs do, and its peak holds no trial's
-buffers (on a fresh cache, 10 steps are fewer than the trials, and the trials' oneDNN and largest
-slice buffers raised LeNet-5's figure from about 12 to 15-20 MiB).
+made every choice (a step tries and decides nothing more; the choices go to the per-machine cache
+file): the measured process then starts from those choices, as a user's later runs do, and its
+peak holds no trial's buffers (on a fresh cache, 10 steps are fewer than the trials, and the
+trials' oneDNN and largest slice buffers raised LeNet-5's figure from about 12 to 15-20 MiB).
 
     python -m bench.memory [--models mlp,lenet5,resnet20,transformer,lstm] [--steps 10] [--batch B]
 

@@ -23,7 +23,7 @@ from .node import next_seq as _next_seq
 from .tensor import Tensor, complex_grad_error
 from .torch_leaves import torch_operands
 
-_new_tensor = object.__new__
+_new_instance = object.__new__  # an instance without an __init__ call
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -66,12 +66,9 @@ _NOTHING_NEEDED = [(False,) * n for n in range(16)]
 def _inert(arity: int) -> _InertContext:
     """A ``_InertContext`` for a forward of ``arity`` arguments (without an ``__init__`` call:
     every op that records nothing pays for this)."""
-    ctx = _new_context(_InertContext)
+    ctx = _new_instance(_InertContext)
     ctx.needs_input_grad = _NOTHING_NEEDED[arity] if arity < 16 else (False,) * arity
     return ctx
-
-
-_new_context = object.__new__
 
 
 class Function:
@@ -208,7 +205,7 @@ class Function:
             node._inputs = (parent,)
         node._seq = _next_seq()
         node._grad = None
-        result = _new_tensor(Tensor)
+        result = _new_instance(Tensor)
         result._data = out
         result._node = node
         result._requires_grad = True
@@ -265,7 +262,7 @@ class ConstantOp(Function):
         node._inputs = (parent, None)
         node._seq = _next_seq()
         node._grad = None
-        result = _new_tensor(Tensor)
+        result = _new_instance(Tensor)
         result._data = cls.kernel(x._data, constant)
         result._node = node
         result._requires_grad = True
@@ -320,7 +317,7 @@ class ConstantOp(Function):
                     node._inputs = (parent, None)
                     node._seq = _next_seq()
                     node._grad = None
-                    result = _new_tensor(Tensor)
+                    result = _new_instance(Tensor)
                     result._data = kernel(data, constant)
                     result._node = node
                     result._requires_grad = True
@@ -465,7 +462,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
             raise complex_grad_error(f"{cls.__name__} would give a complex tensor that requires grad")
         if node._saved:
             node._saved_sources = _saved_sources(node._saved, datas, out)
-        result = _new_tensor(Tensor)
+        result = _new_instance(Tensor)
         result._data = out
         result._node = node
         result._requires_grad = True

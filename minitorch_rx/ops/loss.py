@@ -285,9 +285,9 @@ def cross_entropy(
         and type(target) is Tensor
         and weight is None
         and reduction == "mean"
+        and type(label_smoothing) is float
         and label_smoothing == 0.0
         and ignore_index == -100
-        and type(label_smoothing) is float
         and not autocast_state.active
         and input._data.dim() == 2
         and target._data.dim() == 1
