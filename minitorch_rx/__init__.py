@@ -53,6 +53,7 @@ from . import (  # noqa: E402  (they build on the names above)
     cuda,
     data,
     fft,
+    func,
     init,
     linalg,
     masked,
