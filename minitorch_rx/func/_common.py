@@ -23,6 +23,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 from ..autograd.engine import grad as _engine_grad
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.tensor import Tensor
+from .batched import Batched
 
 _nesting = threading.local()
 
@@ -154,7 +155,7 @@ def split_aux(output: Any, has_aux: bool, message: str) -> tuple[Any, Any]:
     if not (isinstance(output, tuple) and len(output) == 2):
         raise RuntimeError(message)
     for leaf in tree_flatten(output[1])[0]:
-        if not is_tensor(leaf):
+        if not (is_tensor(leaf) or isinstance(leaf, Batched)):
             raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
     return output
 

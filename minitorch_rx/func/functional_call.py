@@ -7,9 +7,13 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from torch.utils._pytree import tree_flatten
+
 from ..autograd.tensor import Tensor
 from ..nn.module import Module
 from ..ops.shape import stack
+from .batched import Batched
+from .batched_modules import batch_rules
 
 __all__ = ["functional_call", "stack_module_state"]
 
@@ -129,8 +133,16 @@ def functional_call(
         args = ()
     elif not isinstance(args, tuple):
         args = (args,)
+    kwargs = kwargs or {}
+    if _any_batched(values, args, kwargs):  # inside vmap's batched attempt
+        with _reparametrized(module, values, tie_weights, strict), batch_rules(module):
+            return module(*args, **kwargs)
     with _reparametrized(module, values, tie_weights, strict):
-        return module(*args, **(kwargs or {}))
+        return module(*args, **kwargs)
+
+
+def _any_batched(*trees: Any) -> bool:
+    return any(isinstance(leaf, Batched) for leaf in tree_flatten(trees)[0])
 
 
 def _stacked_leaf(tensors: list, name: str) -> Tensor:

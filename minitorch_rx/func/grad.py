@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from torch.utils._pytree import tree_flatten, tree_unflatten, treespec_pprint
 
@@ -25,6 +26,19 @@ from ._common import (
 __all__ = ["grad", "grad_and_value", "vjp"]
 
 _HAS_AUX = "grad_and_value(f)(*args): output of function f should be a tuple: (output, aux) if has_aux is True"
+
+
+class GradSpec(NamedTuple):
+    """What a function ``grad`` or ``grad_and_value`` made differentiates (``vmap`` reads it)."""
+
+    func: Callable
+    argnums: int | tuple
+    has_aux: bool
+    with_value: bool
+
+
+#: The functions ``grad`` and ``grad_and_value`` returned, and what each differentiates.
+GRADS: weakref.WeakKeyDictionary[Callable, GradSpec] = weakref.WeakKeyDictionary()
 
 
 def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
@@ -61,6 +75,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
             return gradient, (value, finish(aux, keep))
         return gradient, value
 
+    GRADS[wrapper] = GradSpec(func, argnums, has_aux, True)
     return wrapper
 
 
@@ -80,6 +95,7 @@ def grad(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fal
         gradient, value = inner(*args, **kwargs)
         return (gradient, value[1]) if has_aux else gradient
 
+    GRADS[wrapper] = GradSpec(func, argnums, has_aux, False)
     return wrapper
 
 

@@ -1,14 +1,16 @@
 """``vmap``: ``func`` applied to each slice of the mapped dimension, the results stacked.
 
-Each sample is one call of ``func`` on ``x.select(in_dim, i)`` (a view, recorded, so gradients
-flow through ``vmap`` as through any op), and each output is ``stack``-ed at its ``out_dim``:
-the result equals PyTorch's by construction, for every op, at the cost of one call per sample.
+First ``func`` is called once on the whole batch (``batched_vmap.py``): each op it runs has a
+batch rule, or the attempt is abandoned. Otherwise each sample is one call of ``func`` on
+``x.select(in_dim, i)`` (a view, recorded, so gradients flow through ``vmap`` as through any op),
+and each output is ``stack``-ed at its ``out_dim``: the result equals PyTorch's by construction,
+for every op, at the cost of one call per sample.
 
 ``randomness``: ``'error'`` raises PyTorch's error once a sample has drawn random numbers from
-torch's default generators (which every random op of ours uses; the state is compared after each
-sample, which costs microseconds where watching every torch call cost a third of the run);
-``'different'`` draws afresh per sample; ``'same'`` restores the generators' state before each
-sample, so every sample draws the same numbers.
+torch's default generators (which every random op of ours uses: their state is compared after
+each sample, a few microseconds, where a torch function mode watching every call slowed every
+op); ``'different'`` draws afresh per sample; ``'same'`` restores the generators' state before
+each sample, so every sample draws the same numbers (and skips the batched call).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from torch.utils._pytree import _broadcast_to_and_flatten, tree_flatten, tree_un
 from ..autograd.tensor import Tensor
 from ..ops.shape import stack
 from ._common import func_name, is_tensor
+from .batched import Batched
+from .batched_vmap import FAILED, run_batched
 
 __all__ = ["vmap"]
 
@@ -106,6 +110,10 @@ def _check_in_dims(in_dims: Any, args: tuple, func: Callable) -> tuple[int, list
     return sizes[0], flat_in_dims, flat_args, spec
 
 
+def flat_out_dims(func: Callable) -> Callable:
+    return lambda out_dims, output, spec: _flat_out_dims(out_dims, output, spec, func)
+
+
 def _flat_out_dims(out_dims: Any, output: Any, spec, func: Callable) -> list:
     def incompatible() -> ValueError:
         return ValueError(
@@ -114,7 +122,7 @@ def _flat_out_dims(out_dims: Any, output: Any, spec, func: Callable) -> list:
             f"structure {spec}."
         )
 
-    if is_tensor(output):
+    if is_tensor(output) or isinstance(output, Batched):
         if isinstance(out_dims, int) or out_dims is None:
             return [out_dims]
         if isinstance(out_dims, tuple) and len(out_dims) == 1:
@@ -155,7 +163,8 @@ def vmap(
     call, or a nested tuple following the inputs' structure), ``out_dims`` where each output
     gets it. Keyword arguments are passed whole. Nests (``vmap(vmap(f))``) and composes with the
     other transforms (``vmap(grad(f))``, ``grad(vmap(f))``); ``chunk_size`` is checked as PyTorch
-    checks it and changes nothing here (the samples already run one at a time).
+    checks it and changes nothing here (the batched call takes the whole batch, the loop one
+    sample at a time).
 
     >>> import minitorch_rx as mt
     >>> vmap(lambda x, y: x @ y, in_dims=(0, None))(mt.ones(4, 3), mt.ones(3)).tolist()
@@ -174,7 +183,11 @@ def vmap(
                 f"vmap({func_name(func)})(<inputs>): the mapped dimension has size 0; minitorch_rx calls "
                 "func once per sample, so it cannot tell the shape of an empty result"
             )
-        before = None if randomness == "different" else _Generators()
+        before = _Generators()
+        if randomness != "same":
+            done = run_batched(func, before, flat_args, flat_in_dims, spec, kwargs, out_dims, flat_out_dims(func))
+            if done is not FAILED:
+                return done
         outputs = []
         for i in range(batch_size):
             if randomness == "same":
