@@ -7,10 +7,11 @@ The CNN: Conv2d(1, 8, 3), ReLU, MaxPool2d(2), Conv2d(8, 16, 3), ReLU, MaxPool2d(
 Linear(400, 10) on 28x28 images. Rows:
 
 - ``vmap(grad), torch functions``: the loss written as torch.func's tutorial writes it
-  (``torch.nn.functional.cross_entropy``): vmap's batched path, one call for the batch;
-- ``vmap(grad), our functions``: the same loss with ``minitorch_rx.nn.functional``: no batch
-  rule reaches our own functions, so vmap runs one call per sample;
-- ``Python loop``: ``grad(loss)`` per sample in a loop, in both libraries.
+  (``torch.nn.functional.cross_entropy``): vmap's batched call, one for the batch;
+- ``vmap(grad), our functions``: the same loss with ``minitorch_rx.nn.functional``'s
+  ``cross_entropy`` (the name in the loss's code takes the batch rule of torch's);
+- ``Python loop``: ``grad(loss)`` per sample in a loop, in both libraries (torch.func's loop
+  with torch.func's ``grad``).
 """
 
 from __future__ import annotations

@@ -212,6 +212,14 @@ def test_an_ensemble_takes_the_batched_path():
     assert mine.calls == 1
 
 
+def test_vmap_of_a_module_takes_the_batched_path():
+    mine, theirs = _net()
+    calls = []
+    mine.register_forward_pre_hook(lambda module, args: calls.append(1))
+    assert_same(func.vmap(mine)(ours(X.unsqueeze(1))), tf.vmap(theirs)(X.unsqueeze(1)).detach())
+    assert len(calls) == 1
+
+
 def test_grad_flows_through_the_batched_path():
     x = mt.tensor(A, requires_grad=True)
     func.vmap(lambda a: (a * a).sum())(x).sum().backward()
@@ -220,10 +228,31 @@ def test_grad_flows_through_the_batched_path():
 
 
 # ----------------------------------------------------------------------------- falling back
-def test_our_own_functions_fall_back_to_the_loop():
-    mine = counted(lambda a: F.relu(a) + mt.sin(a))
-    assert_same(func.vmap(mine)(ours(A)), A.relu() + A.sin())
+CALLS: list[int] = []
+
+
+def relu_plus_sin(a):
+    CALLS.append(1)
+    return F.relu(a) + mt.sin(a) + mt.nn.functional.tanh(a)
+
+
+def test_our_own_functions_named_in_func_take_the_batched_path():
+    CALLS.clear()
+    assert_same(func.vmap(relu_plus_sin)(ours(A)), A.relu() + A.sin() + A.tanh())
+    assert len(CALLS) == 1
+
+
+def test_our_own_functions_without_a_batch_rule_fall_back_to_the_loop():
+    mine = counted(lambda a: mt.special.erf(a) + a[0])
+    assert_same(func.vmap(mine)(ours(A)), torch.special.erf(A) + A[:, :1])
     assert mine.calls == 1 + len(A)  # the abandoned attempt, then the loop
+
+
+def test_a_function_of_ours_that_wraps_a_stand_in_as_data_falls_back_to_the_loop():
+    # mt.special.expit passes what it is given to its op, which wraps a stand-in as its data.
+    mine = counted(lambda a: mt.special.expit(a).sum())
+    assert_same(func.vmap(mine)(ours(A)), A.sigmoid().sum(1))
+    assert mine.calls == 1 + len(A)
 
 
 @pytest.mark.parametrize("shapes", [((3,), (4, 3)), ((2, 3), (4, 3)), ((6, 2, 3), (4, 3, 5))])
@@ -232,17 +261,24 @@ def test_an_unmapped_left_operand_of_matmul_falls_back_to_the_loop(shapes):
     check(lambda x, y: x @ y, a, b, in_dims=(None, 0), calls=1 + len(b))
 
 
-def test_per_sample_gradients_with_our_functions_fall_back_to_the_loop():
-    mine, theirs = _net()
-    params = {k: v.detach() for k, v in theirs.named_parameters()}
-    mine_loss = counted(lambda p, x, y: F.nll_loss(func.functional_call(mine, p, (x.unsqueeze(0),)), y.unsqueeze(0)))
-    got = func.vmap(func.grad(mine_loss), (None, 0, 0))(ours(params), ours(X), ours(Y))
+def our_loss(p, x, y):
+    CALLS.append(1)
+    return F.nll_loss(func.functional_call(MODEL, p, (x.unsqueeze(0),)), y.unsqueeze(0))
+
+
+MODEL, TWIN = _net()
+
+
+def test_per_sample_gradients_with_our_functions_take_the_batched_path():
+    CALLS.clear()
+    params = {k: v.detach() for k, v in TWIN.named_parameters()}
+    got = func.vmap(func.grad(our_loss), (None, 0, 0))(ours(params), ours(X), ours(Y))
 
     def t_loss(p, x, y):
-        return TF.nll_loss(tf.functional_call(theirs, p, (x.unsqueeze(0),)), y.unsqueeze(0))
+        return TF.nll_loss(tf.functional_call(TWIN, p, (x.unsqueeze(0),)), y.unsqueeze(0))
 
     assert_same(got, tf.vmap(tf.grad(t_loss), (None, 0, 0))(params, X, Y))
-    assert mine_loss.calls == 1 + len(X)  # the abandoned attempt, then one call per sample
+    assert len(CALLS) == 1
 
 
 def test_random_numbers_in_the_batched_path_fall_back_to_the_loop():
@@ -250,6 +286,14 @@ def test_random_numbers_in_the_batched_path_fall_back_to_the_loop():
         func.vmap(lambda a: a + torch.rand(3, dtype=torch.float64))(ours(A))
     out = func.vmap(lambda a: a * 0 + torch.rand(3, dtype=torch.float64), randomness="different")(ours(A))
     assert not torch.equal(out.torch()[0], out.torch()[1])
+
+
+def test_comparisons_fall_back_to_the_loop():
+    rows = A.clone()
+    rows[1] = 0
+    mine = counted(lambda a: a + 1 if a.sum() == 0 else a)
+    assert_same(func.vmap(mine)(ours(rows)), torch.stack([a + 1 if a.sum() == 0 else a for a in rows]))
+    assert mine.calls == 1 + len(rows)
 
 
 def test_training_dropout_falls_back_to_the_loop():

@@ -5,9 +5,11 @@ the per-sample (logical) shape, ``value.shape[1:]``. Each op it supports is one 
 ``value`` with its dimensions shifted by one (a batch rule), so it is recorded by the engine as
 any op: elementwise ops broadcast the logical shapes, reductions and shape ops move their ``dim``
 past the batch dimension, matmul and the losses fold the batch into theirs, and the layers of
-``functional_call`` take it as one more batch dimension (``batched_modules.py``). Anything else
-(an attribute or torch function without a rule, or a function of ours that wants an mt tensor)
-raises ``Unbatchable``, or fails otherwise, and ``vmap`` runs its per-sample loop instead.
+``functional_call`` take it as one more batch dimension (``batched_modules.py``). Torch's
+functions reach the rules through ``__torch_function__``, ours named in ``func``'s code through
+``batched_vmap.with_batch_rules``. Anything else (an attribute or function without a rule, or a
+function of ours that wants an mt tensor) raises ``Unbatchable``, or fails otherwise, and
+``vmap`` runs its per-sample loop instead.
 """
 
 from __future__ import annotations
@@ -137,6 +139,14 @@ class Batched:
 
     def __bool__(self) -> bool:
         raise Unbatchable("bool")
+
+    def __eq__(self, other: object) -> bool:  # object's identity test would answer silently
+        raise Unbatchable("==")
+
+    def __ne__(self, other: object) -> bool:
+        raise Unbatchable("!=")
+
+    __hash__ = object.__hash__
 
     # ------------------------------------------------------------ shape ops
     def unsqueeze(self, dim: int) -> Batched:
@@ -304,7 +314,14 @@ def _pointwise_losses(fn: Callable) -> Callable:
 
 
 def _unary(fn: Callable) -> Callable:
-    return lambda x, *args, **kwargs: Batched(fn(physical(x), *args, **kwargs))
+    """An elementwise function of one tensor and scalar options."""
+
+    def rule(x: Batched, *args: Any, **kwargs: Any) -> Batched:
+        if not isinstance(x, Batched) or any(isinstance(a, (Batched, Tensor)) for a in (*args, *kwargs.values())):
+            raise Unbatchable(fn.__name__)
+        return Batched(fn(x.value, *args, **kwargs))
+
+    return rule
 
 
 def _with_dim(fn: Callable) -> Callable:
@@ -333,6 +350,13 @@ TORCH_RULES: dict[Callable, Callable] = {
     torch.nn.functional.mse_loss: _loss("mse_loss", _pointwise_losses(F.mse_loss)),
     torch.nn.functional.l1_loss: _loss("l1_loss", _pointwise_losses(F.l1_loss)),
     torch.nn.functional.relu: _unary(F.relu),
+    torch.nn.functional.tanh: _unary(F.tanh),
+    torch.nn.functional.sigmoid: _unary(F.sigmoid),
+    torch.nn.functional.gelu: _unary(F.gelu),
+    torch.nn.functional.silu: _unary(F.silu),
+    torch.nn.functional.softplus: _unary(F.softplus),
+    torch.nn.functional.leaky_relu: _unary(F.leaky_relu),
+    torch.nn.functional.elu: _unary(F.elu),
     torch.relu: _unary(F.relu),
     torch.tanh: _unary(torch.tanh),
     torch.sigmoid: _unary(torch.sigmoid),

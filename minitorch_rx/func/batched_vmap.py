@@ -12,7 +12,9 @@ whose result is the reference; errors ``func`` raises are raised there.
 
 from __future__ import annotations
 
+import sys
 import threading
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -21,9 +23,11 @@ from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 from ..autograd.grad_mode import enable_grad
 from ..autograd.tensor import Tensor
+from ..nn.module import Module
 from ._common import as_mt, autograd_grad, depth, nested, replace_argnums, requires_grad, slice_argnums, split_aux
-from .batched import Batched, Unbatchable
-from .grad import _HAS_AUX, GRADS, GradSpec
+from .batched import TORCH_RULES, Batched, Unbatchable
+from .batched_modules import batch_rules
+from .grad import GRADS, HAS_AUX_ERROR, GradSpec
 
 FAILED = object()
 
@@ -49,8 +53,11 @@ def run_batched(
         if grad_spec is not None:
             keep = depth() > 0 or requires_grad((flat_args, kwargs))
             output = _per_sample_grads(grad_spec, args, kwargs, batch, keep)
+        elif isinstance(func, Module):  # vmap(model): its layers' batch rules, as functional_call's
+            with batch_rules(func):
+                output = func(*args, **kwargs)
         else:
-            output = func(*args, **kwargs)
+            output = with_batch_rules(func)(*args, **kwargs)
         result = _unbatched(output, out_dims, batch, flat_dims)
     except Exception:  # the loop runs func again, and raises what func raises
         generators.restore()
@@ -78,8 +85,8 @@ def _per_sample_grads(spec: GradSpec, args: tuple, kwargs: dict, batch: int, kee
     with nested(), enable_grad():
         per_sample = tree_map(copies, slice_argnums(args, spec.argnums, as_tuple=False))
         args = replace_argnums(args, spec.argnums, tree_map(Batched, per_sample))
-        output, aux = split_aux(spec.func(*args, **kwargs), spec.has_aux, _HAS_AUX)
-        if not isinstance(output, Batched) or output.dim() != 0:
+        output, aux = split_aux(with_batch_rules(spec.func)(*args, **kwargs), spec.has_aux, HAS_AUX_ERROR)
+        if not isinstance(output, Batched) or output.dim() != 0 or not _clean(output.value):
             raise Unbatchable("grad of a non-scalar")  # the loop raises torch's error
         flat, leaves_spec = tree_flatten(per_sample)
         ones = Tensor(torch.ones_like(output.value.torch()))
@@ -97,6 +104,13 @@ def _per_sample_grads(spec: GradSpec, args: tuple, kwargs: dict, batch: int, kee
     return (gradient, aux) if spec.has_aux else gradient
 
 
+def _clean(t: object) -> bool:
+    """Whether ``t`` is an mt tensor on torch data: an op of ours given a ``Batched`` where it
+    takes anything (``Function.apply`` passes non-tensors on) wraps the stand-in as its data,
+    which is then no result of ours."""
+    return isinstance(t, Tensor) and isinstance(t.torch(), torch.Tensor)
+
+
 def _unbatched(output: Any, out_dims: Any, batch: int, flat_dims: Callable) -> Any:
     flat, spec = tree_flatten(output)
     result = []
@@ -106,11 +120,77 @@ def _unbatched(output: Any, out_dims: Any, batch: int, flat_dims: Callable) -> A
                 raise Unbatchable("a mapped output for out_dims None")
             result.append(leaf)
             continue
-        if isinstance(leaf, Batched):
+        if isinstance(leaf, Batched) and _clean(leaf.value):
             value = leaf.value
-        elif isinstance(leaf, Tensor):  # the same for every sample
+        elif isinstance(leaf, Tensor) and _clean(leaf):  # the same for every sample
             value = leaf.unsqueeze(0).expand(batch, *leaf.shape)
         else:
             raise Unbatchable("a non-tensor output")
         result.append(value if dim == 0 else value.movedim(0, dim))
     return tree_unflatten(result, spec)
+
+
+# Our namespaces, and torch's of the same functions (whose batch rules ours take).
+_NAMESPACES = {"minitorch_rx": torch, "minitorch_rx.nn.functional": torch.nn.functional}
+
+
+def _batched_version(ours: Callable, theirs: Callable) -> Callable:
+    rule = TORCH_RULES[theirs]
+
+    def call(*args: Any, **kwargs: Any):
+        if any(isinstance(leaf, Batched) for leaf in tree_flatten((args, kwargs))[0]):
+            return rule(*args, **kwargs)
+        return ours(*args, **kwargs)
+
+    return call
+
+
+class _Namespace:
+    """One of our modules as ``func``'s code sees it: its functions with a batch rule wrapped."""
+
+    def __init__(self, module: types.ModuleType) -> None:
+        self._module, self._torch_module = module, _NAMESPACES.get(module.__name__)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._module, name)
+        if isinstance(value, types.ModuleType):
+            return _stand_in(value) or value
+        theirs = getattr(self._torch_module, name, None)
+        if callable(value) and callable(theirs) and theirs in TORCH_RULES:
+            return _batched_version(value, theirs)
+        return value
+
+
+def _stand_in(value: object) -> object | None:
+    if isinstance(value, types.ModuleType):  # one of ours, or a package on the way to one (mt.nn)
+        name = value.__name__
+        return _Namespace(value) if any(n == name or n.startswith(name + ".") for n in _NAMESPACES) else None
+    name = getattr(value, "__name__", None)
+    if not callable(value) or not isinstance(name, str):
+        return None
+    for module_name, torch_module in _NAMESPACES.items():
+        theirs = getattr(torch_module, name, None)
+        if callable(theirs) and theirs in TORCH_RULES and getattr(sys.modules.get(module_name), name, None) is value:
+            return _batched_version(value, theirs)
+    return None
+
+
+def with_batch_rules(fn: Callable) -> Callable:
+    """``fn``, or a copy of the Python function ``fn`` whose global names for our functions and
+    namespaces (``F.cross_entropy``, ``mt.sin``, an imported ``relu``) apply the batch rule of
+    torch's function of the same name to ``Batched`` arguments: our functions have no dispatch
+    of their own. Only ``fn``'s own code (and functions it defines) sees them."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    stand_ins = {}
+    for name in fn.__code__.co_names:
+        stand_in = _stand_in(fn.__globals__.get(name))
+        if stand_in is not None:
+            stand_ins[name] = stand_in
+    if not stand_ins:
+        return fn
+    copy = types.FunctionType(
+        fn.__code__, {**fn.__globals__, **stand_ins}, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    return copy

@@ -25,7 +25,7 @@ from ._common import (
 
 __all__ = ["grad", "grad_and_value", "vjp"]
 
-_HAS_AUX = "grad_and_value(f)(*args): output of function f should be a tuple: (output, aux) if has_aux is True"
+HAS_AUX_ERROR = "grad_and_value(f)(*args): output of function f should be a tuple: (output, aux) if has_aux is True"
 
 
 class GradSpec(NamedTuple):
@@ -57,7 +57,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
         keep = depth() > 0 or requires_grad((args, kwargs))
         with nested(), enable_grad():
             args, diff = differentiate_args(args, argnums, keep)
-            output, aux = split_aux(func(*args, **kwargs), has_aux, _HAS_AUX)
+            output, aux = split_aux(func(*args, **kwargs), has_aux, HAS_AUX_ERROR)
             if not is_tensor(output):
                 raise RuntimeError(
                     f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}"
