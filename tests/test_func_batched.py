@@ -200,6 +200,19 @@ def test_per_sample_grad_and_value_with_aux_and_argnums():
     assert mine.calls == 1
 
 
+def test_per_sample_gradients_are_differentiable_again():
+    def f(w, x):
+        return (w @ x).tanh().sum()
+
+    def outer(w):
+        return func.vmap(func.grad(f), (None, 0))(w, ours(A)).pow(2).sum()
+
+    def t_outer(w):
+        return tf.vmap(tf.grad(f), (None, 0))(w, A).pow(2).sum()
+
+    assert_same(func.grad(outer)(ours(M)), tf.grad(t_outer)(M))
+
+
 def test_an_ensemble_takes_the_batched_path():
     models = [_net()[0] for _ in range(3)]
     t_models = [_net()[1] for _ in range(3)]

@@ -63,8 +63,8 @@ def _folding(spatial: int) -> Callable:
     batch's too, folded into one ``N``."""
 
     def rule(layer: nn.Module, input: Batched) -> Batched:
-        if getattr(layer, "return_indices", False):
-            raise Unbatchable("return_indices")
+        if getattr(layer, "return_indices", False) or input.dim() not in (spatial + 1, spatial + 2):
+            raise Unbatchable("return_indices, or a sample of a rank the layer refuses")
         x = input.value
         lead = x.shape[: x.dim() - spatial - 1]
         out = type(layer).forward(layer, x.reshape(-1, *x.shape[x.dim() - spatial - 1 :]))
