@@ -204,5 +204,17 @@ def test_out_dims_not_matching_the_outputs_raise_torchs_error():
     _same_error(lambda: func.vmap(f, out_dims=(0, 0, 0))(ours(C)), lambda: tf.vmap(f, out_dims=(0, 0, 0))(C))
 
 
+def test_a_mapped_output_for_out_dims_none_raises_torchs_error():
+    def f(a):
+        return a * 2, a
+
+    _same_error(lambda: func.vmap(f, out_dims=(0, None))(ours(A)), lambda: tf.vmap(f, out_dims=(0, None))(A))
+
+
+def test_an_empty_mapped_dimension_takes_the_batched_call():
+    empty = torch.zeros(0, 3, dtype=torch.float64)
+    assert_same(func.vmap(lambda a: (a * 2).sum())(ours(empty)), tf.vmap(lambda a: (a * 2).sum())(empty))
+
+
 def test_chunk_size_zero_raises_torchs_error():
     _same_error(lambda: func.vmap(torch.sin, chunk_size=0), lambda: tf.vmap(torch.sin, chunk_size=0))

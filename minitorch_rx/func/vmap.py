@@ -178,16 +178,16 @@ def vmap(
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any):
         batch_size, flat_in_dims, flat_args, spec = _check_in_dims(in_dims, args, func)
-        if batch_size == 0:
-            raise ValueError(
-                f"vmap({func_name(func)})(<inputs>): the mapped dimension has size 0; minitorch_rx calls "
-                "func once per sample, so it cannot tell the shape of an empty result"
-            )
         before = _Generators()
         if randomness != "same":
             done = run_batched(func, before, flat_args, flat_in_dims, spec, kwargs, out_dims, flat_out_dims(func))
             if done is not FAILED:
                 return done
+        if batch_size == 0:
+            raise ValueError(
+                f"vmap({func_name(func)})(<inputs>): the mapped dimension has size 0 and func has an op without a "
+                "batch rule; run one call per sample, minitorch_rx cannot tell the shape of an empty result"
+            )
         outputs = []
         for i in range(batch_size):
             if randomness == "same":
@@ -201,6 +201,14 @@ def vmap(
     return wrapped
 
 
+def _same(a: object, b: object) -> bool:
+    """Whether two samples' outputs for ``out_dims=None`` are one value: torch refuses a mapped one."""
+    if not (is_tensor(a) and is_tensor(b)):
+        return True
+    a, b = (x.torch() if isinstance(x, Tensor) else x for x in (a, b))
+    return a is b or (a.shape == b.shape and torch.equal(a, b))
+
+
 def _stack_outputs(outputs: list, out_dims: Any, func: Callable) -> Any:
     flat, spec = tree_flatten(outputs[0])
     dims = _flat_out_dims(out_dims, outputs[0], spec, func)
@@ -208,6 +216,9 @@ def _stack_outputs(outputs: list, out_dims: Any, func: Callable) -> Any:
     result = []
     for k, (first, dim) in enumerate(zip(flat, dims)):
         if dim is None:
+            if any(not _same(first, sample[k]) for sample in per_sample[1:]):
+                name = func_name(func)
+                raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
             result.append(first)
             continue
         if not is_tensor(first):
