@@ -15,8 +15,6 @@ from dataclasses import dataclass
 
 import torch
 
-from minitorch_rx.backends import tuner
-
 
 @dataclass(frozen=True)
 class Timing:
@@ -58,10 +56,6 @@ def median_round(ours: list[float], theirs: list[float]) -> tuple[float, float, 
     return ours[middle], theirs[middle], ratios[middle]
 
 
-#: At most this many more warm-up calls while ``mt.backends.autotune`` still tries kernels (its first
-#: calls of each shape; none where the machine's cache file has the choices).
-TRIAL_CALLS = 40
-
 #: With ``repeat=None``, each timed sample makes enough calls of its case to last about this long
 #: (at the slowest case's speed): one 1 ms MLP step varies 2x on this machine, 150 of them do not.
 SAMPLE_SECONDS = 0.2
@@ -85,11 +79,6 @@ def _samples(
     order every other round), so that machine noise hits them alike."""
     torch.set_num_threads(1)
     for _ in range(warmup):
-        for fn in cases.values():
-            fn()
-    for _ in range(TRIAL_CALLS):  # mt.backends.autotune's trials end before the timing starts
-        if not tuner.pending():
-            break
         for fn in cases.values():
             fn()
     if repeat is None:

@@ -2,14 +2,16 @@
 
     python -m bench.kernels --model mlp [--settings tuned,fixed,mkl] [--reps 100] [--rounds 11]
 
-Settings: ``tuned`` (``mt.backends.autotune``: choices measured on this machine), ``fixed``
+Settings: ``tuned`` (``mt.backends.autotune``: choices measured on this machine among kernels
+whose results are the fixed rules' bit for bit), ``fastest`` (``mt.backends.autotune_bitwise =
+False``: among all candidates), ``fixed``
 (autotune off: the fixed rules), ``mkl`` (fixed, every product MKL's), and ``native``,
 ``native_mkl`` (``mt.backends.conv = "native"``, fixed / MKL products). Each round times ``reps``
 steps of torch's and of every setting's in turn (reversed every other round), on one thread; the
 figure per setting is the median over rounds of the ratio of thread CPU times, ours to torch's
 (steadier than wall time on a shared machine), then of wall times. Models: ``bench.models``'
 cases (SGD) and ``bench.sequence``'s (``transformer``, ``lstm``), at their bench sizes. The
-tuner's trials (its first calls of each shape) run in the warm-up.
+tuner makes its choices in the warm-up (each before the first call it serves).
 """
 
 from __future__ import annotations
@@ -21,19 +23,19 @@ import time
 import torch
 
 import minitorch_rx as mt
-from minitorch_rx.backends import tuner
 from minitorch_rx.ops import linear
 
 from . import models, sequence
-from .common import TRIAL_CALLS
 
-#: Per setting: (mt.backends.autotune, oneDNN's products allowed, mt.backends.conv).
+#: Per setting: (mt.backends.autotune, mt.backends.autotune_bitwise, oneDNN's products allowed,
+#: mt.backends.conv).
 SETTINGS = {
-    "tuned": (True, True, "im2col"),
-    "fixed": (False, True, "im2col"),
-    "mkl": (False, False, "im2col"),
-    "native": (False, True, "native"),
-    "native_mkl": (False, False, "native"),
+    "tuned": (True, True, True, "im2col"),
+    "fastest": (True, False, True, "im2col"),
+    "fixed": (False, True, True, "im2col"),
+    "mkl": (False, True, False, "im2col"),
+    "native": (False, True, True, "native"),
+    "native_mkl": (False, True, False, "native"),
 }
 
 
@@ -50,13 +52,13 @@ def run(model: str, settings: list[str], reps: int, rounds: int) -> dict[str, tu
     torch.set_num_threads(1)
     ours_step, torch_step = training_steps(model)
     onednn = linear.ONEDNN
-    saved = (mt.backends.autotune, mt.backends.conv)
+    saved = (mt.backends.autotune, mt.backends.autotune_bitwise, mt.backends.conv)
 
     def step_with(setting):
-        tuned, with_onednn, conv = SETTINGS[setting]
+        tuned, bitwise, with_onednn, conv = SETTINGS[setting]
 
         def step():
-            mt.backends.autotune, mt.backends.conv = tuned, conv
+            mt.backends.autotune, mt.backends.autotune_bitwise, mt.backends.conv = tuned, bitwise, conv
             linear.ONEDNN = onednn if with_onednn else None
             ours_step()
 
@@ -65,11 +67,6 @@ def run(model: str, settings: list[str], reps: int, rounds: int) -> dict[str, tu
     cases = {"torch": torch_step, **{setting: step_with(setting) for setting in settings}}
     try:
         for _ in range(2):
-            for fn in cases.values():
-                fn()
-        for _ in range(TRIAL_CALLS):
-            if not tuner.pending():
-                break
             for fn in cases.values():
                 fn()
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
@@ -82,7 +79,7 @@ def run(model: str, settings: list[str], reps: int, rounds: int) -> dict[str, tu
                 times[name].append((time.thread_time() - cpu, time.perf_counter() - wall))
     finally:
         linear.ONEDNN = onednn
-        mt.backends.autotune, mt.backends.conv = saved
+        mt.backends.autotune, mt.backends.autotune_bitwise, mt.backends.conv = saved
     theirs = times["torch"]
     return {
         setting: tuple(statistics.median(a[i] / b[i] for a, b in zip(times[setting], theirs)) for i in (0, 1))

@@ -7,10 +7,9 @@ that baseline: the memory the training itself needed (activations, saved tensors
 optimizer state, workspaces), and the pages of library code its kernels first ran (file-backed,
 ``RssFile``: shown apart as "code", part of the figure). The same for torch.nn in its own process.
 (``ru_maxrss`` cannot be reset, and the imports' transient peak can hide a training run's.)
-Before ours is measured, a process of its own steps the model until ``mt.backends.autotune`` has
-made every choice (a step tries and decides nothing more; the choices go to the per-machine cache
-file): the measured process then starts from those choices, as a user's later runs do, and its
-peak holds no trial's buffers (on a fresh cache, 10 steps are fewer than the trials, and the
+Before ours is measured, a process of its own runs one step, in which ``mt.backends.autotune``
+makes every choice (the choices go to the per-machine cache file): the measured process then
+starts from those choices, as a user's later runs do, and its peak holds no trial's buffers (the
 trials' oneDNN and largest slice buffers raised LeNet-5's figure from about 12 to 15-20 MiB).
 
     python -m bench.memory [--models mlp,lenet5,resnet20,transformer,lstm] [--steps 10] [--batch B]
@@ -46,8 +45,6 @@ def _reset_peak() -> None:
         clear_refs.write("5")  # reset VmHWM to the current resident set
 
 
-#: At most this many steps to let the tuner make its choices before ours is measured.
-SETTLE_STEPS = 50
 #: The steps measured, each with its bar (issue 19): bench.models' cases, then bench.sequence's.
 MODELS = ("mlp", "lenet5", "resnet20", "transformer", "lstm")
 BAR = 1.0
@@ -78,13 +75,8 @@ def worker(model: str, impl: str, steps: int, size: int | None) -> dict[str, flo
     if impl == "settle":  # make the tuner's choices (written to its cache file); nothing measured
         from minitorch_rx.backends import tuner
 
-        made = -1
-        for _ in range(SETTLE_STEPS):  # until a step neither tries nor decides anything
-            mt_step()
-            if not tuner.pending() and len(tuner.choices()) == made:
-                break
-            made = len(tuner.choices())
-        return {"pending": tuner.pending()}
+        mt_step()  # (each choice is made before the first call it serves)
+        return {"choices": len(tuner.choices())}
     step = mt_step if impl == "minitorch_rx" else torch_step
     del mt_step, torch_step  # the other twin's model stays alive in the closure: same baseline for both
     _reset_peak()

@@ -517,14 +517,19 @@ from .ops.views import (
 from .random import bernoulli, manual_seed, multinomial, normal, randint_like, randperm
 from .serialization import load, save
 from .settings import (
+    are_deterministic_algorithms_enabled,
     compile,
     get_default_dtype,
+    get_deterministic_debug_mode,
     get_num_interop_threads,
     get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
     set_default_dtype,
+    set_deterministic_debug_mode,
     set_num_interop_threads,
     set_num_threads,
     set_printoptions,
+    use_deterministic_algorithms,
 )
 
 if __import__("importlib.util").util.find_spec("einops") is not None:

@@ -1,5 +1,7 @@
 """Process-wide settings, under PyTorch's names: they are torch's own (our ops run torch kernels),
-and ``compile``, which has nothing to compile for an eager engine."""
+and ``compile``, which has nothing to compile for an eager engine. ``use_deterministic_algorithms(True)``
+acts on our ops as on torch's (torch's kernels raise or fill as they do for torch), and makes
+``mt.backends.autotune`` keep the fixed rules' kernels (``backends/tuner.py``)."""
 
 from __future__ import annotations
 
@@ -7,24 +9,34 @@ import warnings
 from collections.abc import Callable
 
 from torch import (
+    are_deterministic_algorithms_enabled,
     get_default_dtype,
+    get_deterministic_debug_mode,
     get_num_interop_threads,
     get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
     set_default_dtype,
+    set_deterministic_debug_mode,
     set_num_interop_threads,
     set_num_threads,
     set_printoptions,
+    use_deterministic_algorithms,
 )
 
 __all__ = [
+    "are_deterministic_algorithms_enabled",
     "compile",
     "get_default_dtype",
+    "get_deterministic_debug_mode",
     "get_num_interop_threads",
     "get_num_threads",
+    "is_deterministic_algorithms_warn_only_enabled",
     "set_default_dtype",
+    "set_deterministic_debug_mode",
     "set_num_interop_threads",
     "set_num_threads",
     "set_printoptions",
+    "use_deterministic_algorithms",
 ]
 
 _compile_noted = False

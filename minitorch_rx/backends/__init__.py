@@ -38,6 +38,7 @@ for _name in _BACKENDS:
 
 conv = "im2col"
 autotune = tuner.enabled
+autotune_bitwise = tuner.bitwise
 autotune_report = tuner.report
 
 
@@ -47,13 +48,13 @@ class _BackendsModule(types.ModuleType):
     def __setattr__(self, name: str, value: object) -> None:
         if name == "conv" and value not in CONV_BACKENDS:
             raise ValueError(f"mt.backends.conv must be one of {', '.join(map(repr, CONV_BACKENDS))}, got {value!r}")
-        if name == "autotune":
+        if name in ("autotune", "autotune_bitwise"):
             if not isinstance(value, bool):
-                raise TypeError(f"mt.backends.autotune must be a bool, got {type(value).__name__}")
-            tuner.enabled = value
+                raise TypeError(f"mt.backends.{name} must be a bool, got {type(value).__name__}")
+            setattr(tuner, "enabled" if name == "autotune" else "bitwise", value)
         super().__setattr__(name, value)
 
 
 sys.modules[__name__].__class__ = _BackendsModule
 
-__all__ = [*_BACKENDS, "conv", "autotune", "autotune_report"]
+__all__ = [*_BACKENDS, "conv", "autotune", "autotune_bitwise", "autotune_report"]

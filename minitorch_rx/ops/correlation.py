@@ -217,26 +217,35 @@ class _Correlation:
             return self._run(layouts[0], weight, bias, out, out_grad, out_channels)
         mode = (weight is not None, out_grad is not None)
         key = (*self.x.shape, self.kernel, self.stride, self.dilation, self.pads, self.groups, str(self.x.dtype), mode)
+        spare = []  # the trials' output, made at the first trial: ``out`` is the real call's
+
+        def trial(layout):
+            if out is not None and not spare:
+                spare.append(torch.empty_like(out))
+            output = spare[0] if spare else None
+            return output, self._run(layout, weight, bias, output, out_grad, out_channels)
+
         layout = tuner.decided("conv layout", key)
-        if layout not in layouts:  # still trying the layouts, at the default slice size
+        if layout not in layouts:  # chosen before the first real call: every call computes alike
+            layout = tuner.choose("conv layout", key, layouts, layouts[0], trial)
+        key = (*key, layout)
+        chunk = tuner.decided("conv slice", key)
+        if chunk is None:
+            per_sample = self.x.shape[1] * math.prod(self.kernel) * self.positions
+            chunks, seen = [], set()
+            for size in (CHUNK_ELEMENTS, *SLICE_CHUNKS):
+                slices = tuple(batch_slices(len(self.x), per_sample, size))
+                if slices not in seen:
+                    seen.add(slices)
+                    chunks.append(str(size))
 
-            def run_layout(layout):
-                return self._run(layout, weight, bias, out, out_grad, out_channels)
+            def trial_chunk(size):
+                self.chunk = int(size)
+                return trial(layout)
 
-            return tuner.run("conv layout", key, layouts, layouts[0], run_layout)
-        per_sample = self.x.shape[1] * math.prod(self.kernel) * self.positions
-        chunks, seen = [], set()
-        for chunk in (CHUNK_ELEMENTS, *SLICE_CHUNKS):
-            slices = tuple(batch_slices(len(self.x), per_sample, chunk))
-            if slices not in seen:
-                seen.add(slices)
-                chunks.append(str(chunk))
-
-        def run_chunk(chunk):
-            self.chunk = int(chunk)
-            return self._run(layout, weight, bias, out, out_grad, out_channels)
-
-        return tuner.run("conv slice", (*key, layout), chunks, chunks[0], run_chunk)
+            chunk = tuner.choose("conv slice", key, chunks, chunks[0], trial_chunk)
+        self.chunk = int(chunk)
+        return self._run(layout, weight, bias, out, out_grad, out_channels)
 
     def _layouts(self) -> tuple[str, ...]:
         """The column layouts that can compute this correlation, the fixed rule's choice first:

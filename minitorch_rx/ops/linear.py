@@ -106,9 +106,9 @@ def product(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None) 
         return _product("onednn", a, b, bias)
     key = (*a.shape, b.shape[1], a.is_contiguous(), b.is_contiguous(), bias is not None)
     kernel = tuner.decided("product", key)
-    if kernel in PRODUCT_KERNELS:  # (the common case, without ``tuner.run``'s closure and calls)
-        return _product(kernel, a, b, bias)
-    return tuner.run("product", key, PRODUCT_KERNELS, "onednn", lambda kernel: _product(kernel, a, b, bias))
+    if kernel is None:  # (the common case skips ``tuner.choose``'s closure and calls)
+        kernel = tuner.choose("product", key, PRODUCT_KERNELS, "onednn", lambda kernel: _product(kernel, a, b, bias))
+    return _product(kernel, a, b, bias)
 
 
 def _rows(t):
