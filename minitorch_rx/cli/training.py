@@ -255,13 +255,9 @@ def _train(config: TrainConfig, workers: Workers) -> History:
         history.train_loss.append(loss_sum / seen)
         history.train_accuracy.append(correct / seen)
         history.images_per_second.append(seen / (time.perf_counter() - started))
-        test_loss_sum, confusion = evaluation_sums(model, test_batches, show)
-        test_loss_sum, *counts = workers.all_sum([test_loss_sum, *confusion.flatten().tolist()])
-        test_count = max(sum(counts), 1)
-        test_loss, test_accuracy = test_loss_sum / test_count, sum(counts[:: len(confusion) + 1]) / test_count
+        test_loss, test_accuracy, confusion = _evaluate_all(model, test_batches, workers, show)
         history.test_loss.append(test_loss)
         history.test_accuracy.append(test_accuracy)
-        confusion = torch.tensor(counts, dtype=torch.int64).reshape(confusion.shape)
         if not workers.is_main:
             continue
         if show:
@@ -282,15 +278,28 @@ def _train(config: TrainConfig, workers: Workers) -> History:
             },
             out / "checkpoint.pt",
         )
+    if start_epoch == config.epochs:  # killed after its last checkpoint: the outputs are still to write
+        confusion = _evaluate_all(model, test_batches, workers, show)[2]
     if workers.is_main:
         metrics = {"config": asdict(config), "world_size": workers.world_size, **asdict(history)}
         (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
         title = f"{config.model} on {config.dataset}"
         plot_history(history, out / "metrics.png", title)
-        classes = class_names(test_batches.dataset, len(confusion))  # _check_resume left an epoch to train
+        classes = class_names(test_batches.dataset, len(confusion))
         plot_confusion(confusion, classes, out / "confusion.png", f"{title}, test set after epoch {config.epochs}")
         flow.plot(out / "grad_flow.png")
     return history
+
+
+def _evaluate_all(
+    model: Module, batches: ImageBatches, workers: Workers, show: bool
+) -> tuple[float, float, torch.Tensor]:
+    """Test loss, accuracy and confusion matrix over every process's shard of the test set."""
+    loss_sum, confusion = evaluation_sums(model, batches, show)
+    loss_sum, *counts = workers.all_sum([loss_sum, *confusion.flatten().tolist()])
+    count = max(sum(counts), 1)
+    accuracy = sum(counts[:: len(confusion) + 1]) / count
+    return loss_sum / count, accuracy, torch.tensor(counts, dtype=torch.int64).reshape(confusion.shape)
 
 
 def _batches(config: TrainConfig, workers: Workers) -> tuple[ImageBatches, ImageBatches]:
@@ -319,16 +328,17 @@ TEST_BATCH = 500
 
 
 def _check_resume(config: TrainConfig, trained: dict, done: int) -> None:
-    """A resumed run continues the checkpoint's: the same model and data set, and epochs left to train."""
+    """A resumed run continues the checkpoint's: the same model and data set, and no fewer epochs
+    (as many: the run was killed after its last checkpoint, and writes its metrics and plots)."""
     for key in ("model", "dataset"):
         if key in trained and trained[key] != getattr(config, key):
             raise UsageError(
                 f"--resume {config.resume} continues a run of --{key} {trained[key]}, not {getattr(config, key)}"
             )
-    if config.epochs <= done:
+    if config.epochs < done:
         raise UsageError(
-            f"--resume {config.resume} has already trained {done} of --epochs {config.epochs}; "
-            f"pass --epochs N with N > {done} to train further"
+            f"--resume {config.resume} has already trained {done} epochs, more than --epochs {config.epochs}; "
+            f"pass --epochs N with N >= {done}"
         )
 
 
