@@ -4049,6 +4049,27 @@ CASES = [
         "Either mode or options can be specified, but both can't be specified at the same time.",
     ),
     case(
+        "mt.set_deterministic_debug_mode",
+        "an unknown mode",
+        lambda: mt.set_deterministic_debug_mode("bogus"),
+        RuntimeError,
+        "invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got bogus",
+    ),
+    *[
+        case(
+            f"mt.{name}",
+            "an argument",
+            lambda name=name: getattr(mt, name)(1),
+            TypeError,
+            f"{name}() takes 0 positional arguments but 1 was given",
+        )
+        for name in (
+            "are_deterministic_algorithms_enabled",
+            "get_deterministic_debug_mode",
+            "is_deterministic_algorithms_warn_only_enabled",
+        )
+    ],
+    case(
         "mt.set_default_dtype",
         "an integer dtype",
         lambda: mt.set_default_dtype(torch.int64),
@@ -6980,6 +7001,7 @@ ACCEPTS_ANY_INPUT = {
     "mt.is_tensor": "answers for any object",
     "Tensor.__reduce_ex__": "any tensor pickles (as a leaf: its data and requires_grad)",
     "mt.set_printoptions": "torch's own: our tensors print through torch's formatter",
+    "mt.use_deterministic_algorithms": "torch's own function (a bad mode imports torch._inductor first: 3.5 s)",
     "Tensor.real": "any tensor has a real part (a real tensor is its own)",
 }
 
