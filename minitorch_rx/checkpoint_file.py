@@ -261,14 +261,21 @@ def _calls(file, legacy_tar: bool) -> Iterator[tuple[str, str]]:
                         maker = next((item for item in taken if isinstance(item, _Global)), None)
                         stack.append(_Made(maker) if maker is not None else None)
                     elif name == "BUILD":
-                        built = taken[0] if taken else None
-                        if isinstance(built, _Made) and not built.startswith(_BUILT_BY_TORCH):
+                        built, state = (taken + [None, None])[:2]
+                        # torch sets a dict state as an OrderedDict's attributes (torch's own state
+                        # dicts' _metadata; ``load`` checks their names): any other state runs code
+                        plain = built in _ATTRIBUTES_SET and state is _DICT
+                        if isinstance(built, _Made) and not built.startswith(_BUILT_BY_TORCH) and not plain:
                             yield "build", f"{built}.__setstate__"
                         stack.append(built)
+                    elif name in ("EMPTY_DICT", "DICT"):
+                        stack.append(_DICT)
                     elif name in ("GET", "BINGET", "LONG_BINGET"):
                         stack.append(memo.get(argument))
                     elif name == "DUP":
                         stack.extend(taken * 2)
+                    elif name in _FILLS:  # the container filled stays what it was made by (a BUILD may follow)
+                        stack.append(taken[0] if taken else None)
                     else:
                         for item in opcode.stack_after:
                             stack.append(
@@ -282,6 +289,14 @@ def _calls(file, legacy_tar: bool) -> Iterator[tuple[str, str]]:
                     return
             except Exception:  # the rest is not a pickle (a legacy file's raw storage bytes)
                 break
+
+
+# The types whose BUILD torch's reader turns into ``__dict__.update(state)``.
+_ATTRIBUTES_SET = ("collections.OrderedDict", "collections.Counter")
+# A dict made by the pickle itself, on the symbolic stack of ``_calls``.
+_DICT = object()
+# Opcodes that add items to the container below them on the stack, which stays there.
+_FILLS = ("APPEND", "APPENDS", "SETITEM", "SETITEMS", "ADDITEMS")
 
 
 class _Global(str):

@@ -188,18 +188,21 @@ def torch_zip_with_pickle(path: Path, pickled: bytes) -> None:
 
 
 # ``collections.OrderedDict()``, then BUILD with a state: a dict that sets its ``items`` (a
-# method decoding calls) to a list, or (dict, slots) pair that torch's reader fails on.
+# method decoding calls) to a list, or (dict, slots) pair that torch's reader fails on; or, as
+# pickle writes an OrderedDict, its items first (SETITEMS), then BUILD with a state that is no dict.
 ORDERED_DICT = b"\x80\x02ccollections\nOrderedDict\n)R"
 BUILD_STATES = {
     "sets items": b"}X\x05\x00\x00\x00items]K\x01asb.",
     "with slots": b"}}X\x01\x00\x00\x00aK\x01s\x86b.",
+    "an int, after its items": b"(X\x01\x00\x00\x00aK\x01uK\x05b.",
+    "a list, after an item": b"X\x01\x00\x00\x00aK\x01s]K\x01ab.",
 }
 
 
 @pytest.mark.parametrize("state", BUILD_STATES)
 def test_a_pickle_that_builds_on_an_ordered_dict_is_refused_as_code(tmp_path, state):
-    """Issue 25.3: refused as "not a complete checkpoint (truncated, corrupted ...)", or (``sets
-    items``) a raw ``TypeError: 'list' object is not callable`` from the decoder."""
+    """Issues 25.3 and 37: refused as "not a complete checkpoint (truncated, corrupted ...)", or
+    (``sets items``) a raw ``TypeError: 'list' object is not callable`` from the decoder."""
     torch_zip_with_pickle(tmp_path / "evil.pt", ORDERED_DICT + BUILD_STATES[state])
     with pytest.raises(
         CheckpointError,
