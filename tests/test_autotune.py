@@ -194,6 +194,20 @@ def test_a_malformed_entry_is_skipped_and_the_others_kept(clock):
     assert [choice.key for choice in tuner.choices()] == [(1,)]
 
 
+def test_a_new_choice_removes_the_temporaries_of_killed_cache_writers(clock):
+    path = tuner.cache_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stale = path.parent / f"{path.name}k1ll3d.tmp"
+    other = path.parent / "notes.tmp"
+    stale.write_text("{")
+    other.write_text("")
+    tuner.choose("demo", (1,), ("a", "b"), "a", costing(clock, {"a": 2.0, "b": 1.0}, []))
+    assert not stale.exists() and other.exists()
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted(
+        [path.name, path.with_suffix(".lock").name, "notes.tmp"]
+    )
+
+
 def test_an_unwritable_cache_folder_keeps_the_choice_in_memory(monkeypatch, clock, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import glob
 import hashlib
 import json
 import os
@@ -357,6 +358,9 @@ def _share(choice: Choice) -> Choice:
             if full in held and held[full].times.keys() == choice.times.keys():
                 return held[full]
             held[full] = choice
+            if fcntl is not None:  # writers hold the lock while their temporary exists: these are killed writers'
+                for stale in path.parent.glob(f"{glob.escape(path.name)}*.tmp"):
+                    stale.unlink(missing_ok=True)
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
             try:
                 with os.fdopen(handle, "w") as out:  # (``json.dumps``, unindented: C code, no cyclic garbage)
