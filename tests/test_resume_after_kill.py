@@ -41,6 +41,7 @@ def start(out: Path, env: dict) -> subprocess.Popen:
 
 
 def finish(process: subprocess.Popen) -> None:
+    """Wait for ``process``, which must succeed."""
     _, err = process.communicate(timeout=600)
     assert process.returncode == 0, err
 
@@ -95,13 +96,14 @@ def test_a_run_killed_at_random_moments_and_resumed_ends_on_the_uninterrupted_ru
             assert time.monotonic() < deadline, "no checkpoint written"
             time.sleep(0.005)
         time.sleep(rng.uniform(0, KILL_WITHIN))  # into the next epoch: a step, the evaluation or a save
-        if process.poll() is not None:  # finished first: start over, to kill it earlier
-            finish(process)
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+        _, err = process.communicate()
+        assert process.returncode in (0, -signal.SIGKILL), err
+        if mt.load(killed / "checkpoint.pt")["epoch"] == EPOCHS:  # it finished first: start over, kill earlier
             for path in killed.iterdir():
                 path.unlink()
             continue
-        process.send_signal(signal.SIGKILL)
-        process.wait()
         kills += 1
     finish(start(killed, env))
     finish(uninterrupted)

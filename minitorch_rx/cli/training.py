@@ -255,9 +255,13 @@ def _train(config: TrainConfig, workers: Workers) -> History:
         history.train_loss.append(loss_sum / seen)
         history.train_accuracy.append(correct / seen)
         history.images_per_second.append(seen / (time.perf_counter() - started))
-        test_loss, test_accuracy, confusion = _evaluate_all(model, test_batches, workers, show)
+        test_loss_sum, confusion = evaluation_sums(model, test_batches, show)
+        test_loss_sum, *counts = workers.all_sum([test_loss_sum, *confusion.flatten().tolist()])
+        test_count = max(sum(counts), 1)
+        test_loss, test_accuracy = test_loss_sum / test_count, sum(counts[:: len(confusion) + 1]) / test_count
         history.test_loss.append(test_loss)
         history.test_accuracy.append(test_accuracy)
+        confusion = torch.tensor(counts, dtype=torch.int64).reshape(confusion.shape)
         if not workers.is_main:
             continue
         if show:
@@ -266,40 +270,30 @@ def _train(config: TrainConfig, workers: Workers) -> History:
                 f"train accuracy {correct / seen:.2%}, test loss {test_loss:.4f}, test accuracy {test_accuracy:.2%} "
                 f"({time.perf_counter() - started:.0f} s)"
             )
-        save(
-            {
-                "model": model.state_dict(),
-                "optimizer": optimizer.state_dict(),
-                "scheduler": scheduler.state_dict(),
-                "epoch": epoch + 1,
-                "rng": rng_state(),
-                "history": json.dumps(asdict(history)),
-                "config": json.dumps(asdict(config)),
-            },
-            out / "checkpoint.pt",
-        )
-    if start_epoch == config.epochs:  # killed after its last checkpoint: the outputs are still to write
-        confusion = _evaluate_all(model, test_batches, workers, show)[2]
+        checkpoint = {
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "scheduler": scheduler.state_dict(),
+            "epoch": epoch + 1,
+            "rng": rng_state(),
+            "history": json.dumps(asdict(history)),
+            "config": json.dumps(asdict(config)),
+        }
+        if epoch + 1 < config.epochs:
+            save(checkpoint, out / "checkpoint.pt")
     if workers.is_main:
+        # The last checkpoint is written after the metrics and plots: a run killed before it is
+        # resumed from the one before (and trains its last epoch again, alike), never from a
+        # finished checkpoint whose outputs are missing.
         metrics = {"config": asdict(config), "world_size": workers.world_size, **asdict(history)}
         (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
         title = f"{config.model} on {config.dataset}"
         plot_history(history, out / "metrics.png", title)
-        classes = class_names(test_batches.dataset, len(confusion))
+        classes = class_names(test_batches.dataset, len(confusion))  # _check_resume left an epoch to train
         plot_confusion(confusion, classes, out / "confusion.png", f"{title}, test set after epoch {config.epochs}")
         flow.plot(out / "grad_flow.png")
+        save(checkpoint, out / "checkpoint.pt")
     return history
-
-
-def _evaluate_all(
-    model: Module, batches: ImageBatches, workers: Workers, show: bool
-) -> tuple[float, float, torch.Tensor]:
-    """Test loss, accuracy and confusion matrix over every process's shard of the test set."""
-    loss_sum, confusion = evaluation_sums(model, batches, show)
-    loss_sum, *counts = workers.all_sum([loss_sum, *confusion.flatten().tolist()])
-    count = max(sum(counts), 1)
-    accuracy = sum(counts[:: len(confusion) + 1]) / count
-    return loss_sum / count, accuracy, torch.tensor(counts, dtype=torch.int64).reshape(confusion.shape)
 
 
 def _batches(config: TrainConfig, workers: Workers) -> tuple[ImageBatches, ImageBatches]:
@@ -328,17 +322,16 @@ TEST_BATCH = 500
 
 
 def _check_resume(config: TrainConfig, trained: dict, done: int) -> None:
-    """A resumed run continues the checkpoint's: the same model and data set, and no fewer epochs
-    (as many: the run was killed after its last checkpoint, and writes its metrics and plots)."""
+    """A resumed run continues the checkpoint's: the same model and data set, and epochs left to train."""
     for key in ("model", "dataset"):
         if key in trained and trained[key] != getattr(config, key):
             raise UsageError(
                 f"--resume {config.resume} continues a run of --{key} {trained[key]}, not {getattr(config, key)}"
             )
-    if config.epochs < done:
+    if config.epochs <= done:
         raise UsageError(
-            f"--resume {config.resume} has already trained {done} epochs, more than --epochs {config.epochs}; "
-            f"pass --epochs N with N >= {done}"
+            f"--resume {config.resume} has already trained {done} of --epochs {config.epochs}; "
+            f"pass --epochs N with N > {done} to train further"
         )
 
 
