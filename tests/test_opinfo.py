@@ -23,7 +23,8 @@ KNOWN_FAILURES = {
     "cfloat": "complex autograd is out of scope (README): a complex result that requires grad is refused",
     "cdouble": "complex autograd is out of scope (README): a complex result that requires grad is refused",
     "chalf": "complex autograd is out of scope (README): a complex result that requires grad is refused",
-    "as_strided_scatter": "torch's gradient for a 0-dim view (size []) is 1 at the element src overwrote; ours is 0",
+    "as_strided_scatter": "torch's gradient for a 0-dim view (size []) is 1 at the element src overwrote; ours is 0, "
+    "as finite differences give (tests/test_torch_exceptions.py)",
     "fft.fft": "a complex output: mt has no complex autograd (forward only)",
     "fft.ifft": "a complex output: mt has no complex autograd (forward only)",
     "fft.rfft": "a complex output: mt has no complex autograd (forward only)",
@@ -41,8 +42,10 @@ KNOWN_FAILURES = {
 #: op id -> why its second derivative differs from torch's today.
 KNOWN_GRADGRAD_FAILURES = {
     "nn.functional.ctc_loss": "ctc_loss has no double backward",
-    "nn.functional.linear_cross_entropy.chunked": "torch's chunked path has no second derivative; mt's (reference) has",
-    "masked.logaddexp": "logaddexp's second derivative at a -inf (masked-out) operand: NaN on one side only",
+    "nn.functional.linear_cross_entropy.chunked": "torch's chunked path has no second derivative; ours is torch's "
+    "unchunked one (tests/test_torch_exceptions.py)",
+    "masked.logaddexp": "torch's second derivative is NaN at a masked-out (-inf) operand, ours 0, as finite "
+    "differences give: the output does not depend on it (tests/test_torch_exceptions.py)",
     "linalg.norm": "an empty vector, ord=3.5: torch's second derivative in grad_output is NaN, mt's 0",
     "linalg.norm.subgradients_at_zero": "an empty vector: torch's second derivative in grad_output is NaN, mt's 0",
 }
