@@ -6,7 +6,8 @@ computed by another of torch's paths.
 - ``masked.logaddexp``, second derivative: at an operand masked out (taken as ``-inf``), torch's
   is NaN (its formula divides ``exp(inf)`` by ``(1 + exp(inf))**2``); the output does not depend on
   a masked-out element at all, so every derivative in it is 0, as ours is, and finite differences
-  give ours everywhere else too.
+  give ours everywhere else too. At an operand that is -inf itself (no mask), where finite
+  differences cannot step, ours is the limit (0) that torch's own values approach.
 - ``as_strided_scatter`` into a 0-dim view: torch gives the element ``src`` overwrote a gradient of
   1 and the others 0; the output is ``input`` except that element, so it is 0 and the others 1.
 - ``nn.functional.linear_cross_entropy``'s chunked path: its first derivative has no graph in torch
@@ -137,3 +138,22 @@ def test_linear_cross_entropy_chunked_second_derivative_is_torchs_unchunked_one(
         for computed, torchs in zip(ours, expected, strict=True):
             torch.testing.assert_close(computed, torchs)
     assert without_graph  # torch's chunked path: first derivatives without a graph, no second derivative
+
+
+def logaddexp_second_derivatives(lib, x_value: float, y_value: float) -> list[float]:
+    """All second derivatives of ``masked.logaddexp`` (no mask) in ``x`` and ``y`` at a point."""
+    grad = grad_of(lib)
+    x, y = (as_lib(torch.tensor([value], dtype=torch.float64), lib, leaf=True) for value in (x_value, y_value))
+    out = lib.masked.logaddexp(x, y)
+    firsts = grad([out], [x, y], [lib.ones_like(out)], create_graph=True)
+    return [float(g.item()) for first in firsts for g in grad([first], [x, y], retain_graph=True)]
+
+
+def test_logaddexp_second_derivative_at_a_minus_inf_operand_is_the_limit():
+    """Finite differences cannot step from -inf: the second derivatives there are the limit of
+    their values at y -> -inf, which torch's own finite values approach (0), where it gives NaN."""
+    inf = float("inf")
+    approach = [logaddexp_second_derivatives(torch, 0.5, -distance) for distance in (10.0, 20.0, 40.0)]
+    assert all(abs(value) < 1e-3 for value in approach[0]) and all(abs(value) < 1e-15 for value in approach[-1])
+    assert logaddexp_second_derivatives(mt, 0.5, -inf) == [0.0, 0.0, 0.0, 0.0]
+    assert any(value != value for value in logaddexp_second_derivatives(torch, 0.5, -inf))  # torch's: NaN
