@@ -11,6 +11,7 @@ from .node import Node
 from .profiler import profile
 from .tensor import Tensor
 from .variable import Variable
+from .watch import watch
 
 __all__ = [
     "Function",
@@ -34,4 +35,5 @@ __all__ = [
     "no_grad",
     "profile",
     "set_grad_enabled",
+    "watch",
 ]

@@ -32,6 +32,11 @@ class Observer:
         """Backward ran ``node`` (an op's backward, or a leaf's accumulation) on ``grads``, the
         gradients of its outputs (``None`` for an output that received none)."""
 
+    def on_returned(self, node, grads: tuple) -> None:
+        """``node``'s backward returned ``grads``, one per input (``None``: no gradient), before
+        the engine reduced each to its input's shape and dtype (``node._fixups``) and added it
+        into that input's gradient; called just before ``on_backward``."""
+
 
 _lock = threading.Lock()
 _attached = 0  # observers attached in all threads
@@ -118,16 +123,41 @@ def _observed_record(cls, args, *rest, **kwargs):
     return result
 
 
+class _Returning:
+    """Stands in for a node's Function (``node._function``, set on the node itself while its
+    backward runs) to keep what its ``backward`` returns."""
+
+    __slots__ = ("function", "returned")
+
+    def __init__(self, function) -> None:
+        self.function = function
+        self.returned = None
+
+    def backward(self, ctx, *grads):
+        self.returned = self.function.backward(ctx, *grads)
+        return self.returned
+
+    def __getattr__(self, name: str):
+        return getattr(self.function, name)
+
+
 def _observed_backward_node(node, grad, *args, **kwargs):
     run = _originals["_backward_node"]
     observers = state.observers
     if not observers:
         return run(node, grad, *args, **kwargs)
+    returning = node._function = _Returning(node._function)
+    grads = tuple(grad) if node._n_outputs != 1 else (grad,)  # (the engine refills a list of several)
     start = time.perf_counter_ns()
-    run(node, grad, *args, **kwargs)
+    try:
+        run(node, grad, *args, **kwargs)
+    finally:
+        del node._function
     end = time.perf_counter_ns()
-    grads = tuple(grad) if node._n_outputs != 1 else (grad,)
+    returned = returning.returned
+    returned = returned if type(returned) is tuple else (returned,)
     for observer in observers:
+        observer.on_returned(node, returned)
         observer.on_backward(node, grads, start, end)
 
 
