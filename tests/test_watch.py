@@ -146,3 +146,44 @@ def test_small_tensors_keep_their_values_on_the_film_s_nodes():
         (x * 3).sum().backward()
     values = {node.name: node.values for node in film.nodes}
     assert values == {"AccumulateGrad": (1.0, -2.0), "MulBackward0": (3.0, -6.0), "SumBackward0": (-3.0,)}
+
+
+def test_drawings_show_small_tensors_values_and_after_backward_their_gradient():
+    x = mt.tensor([1.0, -2.0], requires_grad=True)
+    with mt.Graph() as g:
+        y = (x * 3).sum()
+        before = g.to_svg()
+        y.backward(retain_graph=True)
+    after = g.to_svg()
+    assert "data 1, -2" in before and "data 3, -6" in before and "grad" not in before
+    assert '<text class="grad"' in after and "grad 3, 3" in after and "grad 1, 1" in after
+    assert "data" not in mt.Graph().to_svg()
+
+
+def test_film_and_graph_display_in_jupyter():
+    x = mt.tensor([1.0, -2.0], requires_grad=True)
+    with mt.Graph() as g, mt.autograd.watch() as film:
+        (x * 3).sum().backward(retain_graph=True)
+    assert g._repr_html_().startswith("<svg")
+    assert film._repr_html_().startswith("<iframe srcdoc=") and "&lt;script" in film._repr_html_()
+    assert repr(film) == "Film(steps=5, forward=2, backward=3)"
+
+
+def test_the_cli_writes_the_watch_page(tmp_path, capsys):
+    from minitorch_rx.cli.main import main
+
+    out = tmp_path / "step.html"
+    assert main(["graph", "--model", "lenet5", "--watch", "--out", str(out)]) == 0
+    page = out.read_text()
+    assert '<script id="film" type="application/json">' in page and "LinearBackward0" in page
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
+    assert "36 steps" in capsys.readouterr().out
+    assert main(["graph", "--model", "lenet5", "--watch", "--out", str(tmp_path / "step.svg")]) == 2
+
+
+def test_an_empty_film_has_no_page():
+    with mt.autograd.watch() as film:
+        pass
+    assert film.memory_curve() == []
+    with pytest.raises(RuntimeError, match="no steps"):
+        film.to_html()

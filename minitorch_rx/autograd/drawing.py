@@ -20,8 +20,25 @@ import torch
 from . import observe
 from .memory import format_bytes, saved_storages
 
-
 # ------------------------------------------------------------------ what a Graph block records
+SMALL = 16  # a tensor of up to this many elements shows its values (and gradient) in its node
+
+
+def small_values(data: torch.Tensor) -> tuple[float, ...] | None:
+    """The values of a tensor of up to ``SMALL`` real elements, flattened; None for others."""
+    if data.numel() > SMALL or data.is_complex():
+        return None
+    return tuple(data.detach().reshape(-1).double().tolist())
+
+
+def value_lines(prefix: str, values: tuple[float, ...] | None, per_line: int = 4) -> list[str]:
+    """``["data 1, -2.5, 3, 4", "5"]``: values four to a line, as micrograd's nodes show them."""
+    if values is None:
+        return []
+    text = [f"{v:.4g}" for v in values]
+    return [(prefix + " " if i == 0 else "") + ", ".join(text[i : i + per_line]) for i in range(0, len(text), per_line)]
+
+
 class Notes(observe.Observer):
     """Observer of a ``with Graph()`` block: per node its outputs' shapes and dtypes and, for a
     backward run inside the block, the norm of the gradient that reached it; with a module, the
@@ -31,6 +48,8 @@ class Notes(observe.Observer):
         self.module = module
         self.module_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.grad_norms: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.values: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # small outputs' values
+        self.grad_values: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # ... and gradients
         self.param_names: dict[int, tuple[str, weakref.ref]] = {}
         self.module_types: dict[str, str] = {}
         self._stack: list[str] = []
@@ -72,6 +91,8 @@ class Notes(observe.Observer):
         if type(result) is not tuple:
             data = result._data
             node._output_meta = ((data.shape, data.dtype, data.device),)
+            if data.numel() <= SMALL:
+                self.values[node] = small_values(data)
         if self._stack:
             self.module_of[node] = self._stack[-1]
 
@@ -80,6 +101,10 @@ class Notes(observe.Observer):
         if node._rx is not self._rx or not observe.retaining_graph():
             return
         norm = self.grad_norms.get(node)
+        if len(grads) == 1 and grads[0] is not None:
+            small = small_values(getattr(grads[0], "_data", grads[0]))
+            if small is not None:
+                self.grad_values[node] = small
         for g in grads:
             g = getattr(g, "_data", g)  # an mt.Tensor under create_graph
             if g is not None and g.numel():
@@ -101,6 +126,7 @@ class Item:
     title: str
     kind: str  # "op", "leaf" (a tensor that requires grad), "group" (a collapsed module)
     lines: list[str] = field(default_factory=list)
+    grad_lines: list[str] = field(default_factory=list)  # drawn last, as class "grad" (the film shows them late)
     details: list[str] = field(default_factory=list)
     saved: int = 0
     storages: dict = field(default_factory=dict)  # what ``saved`` counts: {storage key: bytes}
@@ -113,6 +139,7 @@ def _describe(node, notes: Notes | None) -> tuple[Item, str]:
     storages = saved_storages(node)
     saved = sum(storages.values())
     module = ""
+    data_values = grad_values = None
     if hasattr(node, "variable"):  # a leaf's accumulator
         t = node._variable()
         param = None if (t is None or notes is None) else notes.name_of(t)
@@ -121,18 +148,25 @@ def _describe(node, notes: Notes | None) -> tuple[Item, str]:
         if param is not None:
             module = param.rpartition(".")[0]
         item.details.append(f"AccumulateGrad of {param or 'a leaf tensor'}")
+        if t is not None:
+            data_values = small_values(t._data)
+            grad_values = None if t._grad is None else small_values(t._grad._data)
     else:
         metas = [(shape, dtype) for shape, dtype, _ in node._output_meta if dtype]
         module = notes.module_of.get(node, "") if notes is not None else ""
         item = Item(name, "op")
         if module:
             item.details.append(f"in module {module}")
+        if notes is not None:
+            data_values, grad_values = notes.values.get(node), notes.grad_values.get(node)
     for shape, dtype in metas[:2]:
         item.lines.append(f"{list(shape)} {str(dtype).removeprefix('torch.')}")
     if len(metas) > 2:
         item.lines.append(f"+{len(metas) - 2} outputs")
     if saved:
         item.lines.append(f"saved {format_bytes(saved)}")
+    item.lines += value_lines("data", data_values)
+    item.grad_lines = value_lines("grad", grad_values)
     item.saved, item.storages = saved, storages
     if notes is not None and node in notes.grad_norms:
         item.norm = float(notes.grad_norms[node])
@@ -242,8 +276,11 @@ def layout(items: list[Item], edges: list[tuple[int, int]], sweeps: int = 12) ->
         if dag.in_degree(v) == 0 and dag.out_degree(v):
             layer[v] = min(layer[c] for c in dag.successor_indices(v)) - 1
     # Dummy points: an edge over k layers becomes a chain through k - 1 of them.
-    width = [max([_text_width(it.title, True)] + [_text_width(t) for t in it.lines]) + 2 * PAD_X for it in items]
-    height = [(1 + len(it.lines)) * LINE + 2 * PAD_Y for it in items]
+    width = [
+        max([_text_width(it.title, True)] + [_text_width(t) for t in it.lines + it.grad_lines]) + 2 * PAD_X
+        for it in items
+    ]
+    height = [(1 + len(it.lines) + len(it.grad_lines)) * LINE + 2 * PAD_Y for it in items]
     chains: dict[tuple[int, int], list[int]] = {}
     up: dict[int, list[int]] = {v: [] for v in range(n)}
     down: dict[int, list[int]] = {v: [] for v in range(n)}
@@ -408,7 +445,8 @@ def to_svg(items: list[Item], edges: list[tuple[int, int]], title: str = "minito
             middle = (y0 + y1) / 2
             d += f" C {x0:.1f} {middle:.1f} {x1:.1f} {middle:.1f} {x1:.1f} {y1:.1f}"
         out.append(
-            f'<path class="edge" d="{d}" fill="none" stroke="#777" stroke-width="1.1" marker-end="url(#arrow)"/>'
+            f'<path class="edge" id="edge{s}-{t}" d="{d}" fill="none" stroke="#777" stroke-width="1.1" '
+            'marker-end="url(#arrow)"/>'
         )
     for i, item in enumerate(items):
         out.append(_node_svg(i, item, lay, median_log))
@@ -441,7 +479,7 @@ def _node_svg(i: int, item: Item, lay: Layout, median_log: float) -> str:
     x, y, w, h = lay.x[i] - lay.width[i] / 2, lay.y[i], lay.width[i], lay.height[i]
     fill = _grad_colour(item.norm, median_log) or FILLS[item.kind]
     radius = h / 2 if item.kind == "leaf" else 5
-    details = "\n".join([item.title, *item.lines, *item.details])
+    details = "\n".join([item.title, *item.lines, *item.grad_lines, *item.details])
     parts = [
         f'<g class="node {item.kind}" id="node{i}" data-details="{html.escape(details)}">',
         f"<title>{html.escape(details)}</title>",
@@ -453,8 +491,16 @@ def _node_svg(i: int, item: Item, lay: Layout, median_log: float) -> str:
     parts.append(f'<text x="{lay.x[i]:.1f}" y="{baseline:.1f}" text-anchor="middle" font-weight="bold">{title}</text>')
     for line in item.lines:
         baseline += LINE
+        kind = ' class="saved"' if line.startswith("saved ") else ""
         parts.append(
-            f'<text x="{lay.x[i]:.1f}" y="{baseline:.1f}" text-anchor="middle" fill="#333">{html.escape(line)}</text>'
+            f'<text{kind} x="{lay.x[i]:.1f}" y="{baseline:.1f}" text-anchor="middle" fill="#333">'
+            f"{html.escape(line)}</text>"
+        )
+    for line in item.grad_lines:
+        baseline += LINE
+        parts.append(
+            f'<text class="grad" x="{lay.x[i]:.1f}" y="{baseline:.1f}" text-anchor="middle" fill="#a33">'
+            f"{html.escape(line)}</text>"
         )
     parts.append("</g>")
     return "".join(parts)

@@ -160,6 +160,10 @@ class Graph:
 
         return drawing.to_html(self.to_svg(grads, depth))
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows a graph as its drawing."""
+        return self.to_svg()
+
     def __enter__(self) -> Graph:
         if self._notes is None:
             from .drawing import Notes

@@ -27,12 +27,11 @@ from typing import NamedTuple
 import torch
 
 from . import observe
-from .drawing import Notes
+from .drawing import Notes, small_values
 from .memory import saved_storages
 
 VALUES = 64  # a gradient of up to this many elements keeps its values in the step
 HEATMAP = 1024  # ... and of up to this many, for the page's heatmap
-SMALL = 16  # a node whose output has up to this many elements shows its values in drawings
 
 
 class TensorMeta(NamedTuple):
@@ -94,6 +93,8 @@ class FilmNode:
     module: str
     saved: tuple[tuple[TensorMeta, int], ...]  # what it saved for backward: (meta, storage bytes)
     values: tuple[float, ...] | None  # its output's values, when it has up to 16 elements
+    saved_bytes: int = 0  # what it saved, each storage once (0: nothing, or recorded before the block)
+    released_at: int | None = None  # the index of the step at which what it saved was released
 
 
 def summarize(t: torch.Tensor) -> Summary:
@@ -232,7 +233,7 @@ class watch(Notes):
             title = (None if t is None else self.name_of(t)) or "leaf"
             module = title.rpartition(".")[0] if title != "leaf" else ""
             if t is not None:
-                outputs, values = _metas([t]), _small_values(t._data)
+                outputs, values = _metas([t]), small_values(t._data)
         else:
             outputs = tuple(TensorMeta(tuple(shape), _dtype_name(dtype)) for shape, dtype, _ in node._output_meta)
         saved = tuple(
@@ -256,6 +257,7 @@ class watch(Notes):
             else:
                 entry[1] += 1
         if storages:
+            self.film.nodes[index].saved_bytes = sum(storages.values())
             self._storages[index] = storages
             ref = self._refs[index] = _Watched(node, _died)
             ref.index, ref.watcher = index, weakref.ref(self)
@@ -266,8 +268,11 @@ class watch(Notes):
         """Stop counting what node ``index`` saved; returns the bytes no other node holds."""
         storages = self._storages.pop(index, None)
         self._refs.pop(index, None)
+        if storages is None:
+            return 0
+        self.film.nodes[index].released_at = len(self.film.steps)
         freed = 0
-        for key in storages or ():
+        for key in storages:
             entry = self._held[key]
             entry[1] -= 1
             if entry[1] == 0:
@@ -290,8 +295,7 @@ class watch(Notes):
         super().on_forward(node, args, result, start_ns, end_ns)
         outputs = result if type(result) is tuple else (result,)
         index = self._node_index(node)
-        if type(result) is not tuple:
-            self.film.nodes[index].values = _small_values(result._data)
+        self.film.nodes[index].values = self.values.get(node)
         added = self._hold(index, node)
         self.film.steps.append(
             Step(
@@ -371,12 +375,6 @@ class watch(Notes):
             if nr < len(outputs):
                 metas.append(outputs[nr])
         return tuple(metas)
-
-
-def _small_values(data: torch.Tensor) -> tuple[float, ...] | None:
-    if data.numel() > SMALL or data.is_complex():
-        return None
-    return tuple(data.detach().reshape(-1).double().tolist())
 
 
 def _dtype_name(dtype) -> str:

@@ -380,6 +380,11 @@ def add_graph(commands) -> argparse.ArgumentParser:
     graph.add_argument("--out", default="runs/graph.svg", metavar="PATH", help="FILE.svg, FILE.html or FILE.dot")
     graph.add_argument("--depth", type=_at_least(1), default=None, help="draw each module at depth N as one box")
     graph.add_argument("--grads", action="store_true", help="colour nodes by gradient norm (vanishing/exploding)")
+    graph.add_argument(
+        "--watch",
+        action="store_true",
+        help="write the page that plays the step forward and backward, node by node (--out FILE.html)",
+    )
     _add_common(graph)
     return graph
 

@@ -197,9 +197,13 @@ def _graph(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix not in (".svg", ".html", ".dot"):
         raise UsageError(f"--out must end in .svg, .html or .dot, got {out.name}")
+    if args.watch and out.suffix != ".html":
+        raise UsageError(f"--watch writes a page: --out must end in .html, got {out.name}")
     model = models.get(args.model)
     shape = models.INPUT_SHAPES[args.model]
     x = randn(args.batch_size, *shape)
+    if args.watch:
+        return _watch(model, x, randint(0, 10, (args.batch_size,)), args.model, out)
     with autograd.Graph(module=model) as graph:
         loss = F.cross_entropy(model(x), randint(0, 10, (args.batch_size,)))
         if args.grads:
@@ -216,6 +220,23 @@ def _graph(args: argparse.Namespace) -> int:
         f"keeping {format_bytes(graph.saved_bytes())} for backward; wrote {out}"
     )
     del loss
+    return 0
+
+
+def _watch(model, x, y, name: str, out: Path) -> int:
+    from .. import autograd
+    from ..autograd.memory import format_bytes
+    from ..nn import functional as F
+
+    with autograd.watch(model) as film:
+        F.cross_entropy(model(x), y).backward()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    film.to_html(out)
+    peak = max(film.memory_curve())
+    print(
+        f"{name}: one training step in {len(film.steps)} steps over {len(film.nodes)} nodes, holding at most "
+        f"{format_bytes(peak)} for backward; wrote {out} (open it in a browser: arrow keys step)"
+    )
     return 0
 
 
