@@ -18,7 +18,7 @@ import torch
 from . import graph as _graph
 from .grad_mode import state
 from .graph import _NodeRef, _remove_dead_node
-from .node import Node, accumulator, pack_saved
+from .node import Node, accumulator, pack_saved, pytorch_saved_names
 from .node import next_seq as _next_seq
 from .tensor import Tensor, complex_grad_error
 from .torch_leaves import torch_operands
@@ -125,7 +125,10 @@ class Function:
             "__slots__": cls._node_slots,
             "_function": cls,
             "_passes_gradient": cls._passes_gradient,
-            "__module__": cls.__module__,
+            # PyTorch's own nodes print as <class 'MulBackward0'> (module builtins).
+            "__module__": "builtins" if builtin else cls.__module__,
+            "__qualname__": name,
+            "_pytorch_saved": pytorch_saved_names(name) if builtin else frozenset(),
         }
         if cls.listed_inputs is not None:
             listed = [False] * (max(cls.listed_inputs) + 1)

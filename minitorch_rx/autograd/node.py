@@ -131,6 +131,58 @@ class Node:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
+    # PyTorch's names for what a node saved, where PyTorch's node of the same name has them
+    # (``_pytorch_saved``): torchviz's ``show_saved`` lists them through ``dir``.
+    _pytorch_saved: frozenset = frozenset()
+
+    _saved_self = property(lambda self: _saved_named(self, "_saved_self"))
+    _saved_other = property(lambda self: _saved_named(self, "_saved_other"))
+    _saved_result = property(lambda self: _saved_named(self, "_saved_result"))
+
+    def __dir__(self) -> list[str]:
+        # Only PyTorch's ``_saved_`` names: torchviz reads every attribute with that prefix.
+        names = super().__dir__()
+        return [name for name in names if not name.startswith("_saved_") or _has_saved(self, name)]
+
+
+#: ``_saved_*`` name -> the source of the saved tensor it names (``Node._saved_sources``).
+_SAVED_SOURCES = {"_saved_self": 0, "_saved_other": 1, "_saved_result": -1}
+
+
+def _has_saved(node: Node, name: str) -> bool:
+    if name not in node._pytorch_saved:
+        return False
+    return _SAVED_SOURCES[name] in (getattr(node, "_saved_sources", None) or ())
+
+
+def _saved_named(node: Node, name: str) -> Tensor:
+    """``node._saved_self`` (and ``_other``, ``_result``): the saved input or output of that name."""
+    if not _has_saved(node, name):
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
+    source = _SAVED_SOURCES[name]
+    saved = node.saved_tensors  # (raises once backward has freed them, as PyTorch does)
+    data = saved[node._saved_sources.index(source)]
+    return _saved_tensor(node, source, data)
+
+
+def _saved_tensor(node: Node, source: int, data: torch.Tensor) -> Tensor:
+    """A saved input or output as PyTorch gives it back: the leaf itself, or a tensor with its history."""
+    if source < 0:
+        return Tensor._make(data, node, -1 - source)
+    parent = node._inputs[source]
+    if parent is None:
+        return Tensor._make(data, None)
+    if isinstance(parent, AccumulateGrad):
+        leaf = parent._variable()
+        return Tensor._make(data, None) if leaf is None else leaf
+    return Tensor._make(data, parent, 0 if node._input_nrs is None else node._input_nrs[source])
+
+
+def pytorch_saved_names(node_name: str) -> frozenset:
+    """The ``_saved_self``/``_saved_other``/``_saved_result`` that PyTorch's node ``node_name`` has."""
+    pytorch_node = getattr(torch._C._functions, node_name, None)
+    return frozenset(name for name in _SAVED_SOURCES if hasattr(pytorch_node, name))
+
 
 def _modified_message(node: Node, t: torch.Tensor, version: int) -> str:
     owner = _owner_description(t)
