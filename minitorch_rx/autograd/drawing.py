@@ -432,8 +432,9 @@ def to_svg(items: list[Item], edges: list[tuple[int, int]], title: str = "minito
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="Helvetica, Arial, sans-serif" font-size="{FONT}">',
         f"<title>{html.escape(title)}</title>",
-        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-        'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#666"/></marker></defs>',
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" '
+        'markerUnits="userSpaceOnUse" orient="auto-start-reverse">'
+        '<path d="M 0 0 L 10 5 L 0 10 z" fill="#666"/></marker></defs>',
         '<rect class="background" width="100%" height="100%" fill="white"/>',
         f'<g id="viewport" transform="translate(0,{offset})">',
     ]
