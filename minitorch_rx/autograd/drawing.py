@@ -28,7 +28,13 @@ def small_values(data: torch.Tensor) -> tuple[float, ...] | None:
     """The values of a tensor of up to ``SMALL`` real elements, flattened; None for others."""
     if data.numel() > SMALL or data.is_complex():
         return None
-    return tuple(data.detach().reshape(-1).double().tolist())
+    values = data.tolist()  # (one call: this runs for every small output of a Graph block)
+    dims = data.dim()
+    if dims == 0:
+        return (float(values),)
+    for _ in range(dims - 1):
+        values = [v for row in values for v in row]
+    return tuple(map(float, values))
 
 
 def value_lines(prefix: str, values: tuple[float, ...] | None, per_line: int = 4) -> list[str]:
@@ -48,7 +54,7 @@ class Notes(observe.Observer):
         self.module = module
         self.module_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.grad_norms: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self.values: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # small outputs' values
+        self.values: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # small outputs: (data, version)
         self.grad_values: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # ... and gradients
         self.param_names: dict[int, tuple[str, weakref.ref]] = {}
         self.module_types: dict[str, str] = {}
@@ -91,8 +97,8 @@ class Notes(observe.Observer):
         if type(result) is not tuple:
             data = result._data
             node._output_meta = ((data.shape, data.dtype, data.device),)
-            if data.numel() <= SMALL:
-                self.values[node] = small_values(data)
+            if data.numel() <= SMALL:  # read when drawn, unless changed in place by then
+                self.values[node] = (data, data._version) if data._base is None else (small_values(data), None)
         if self._stack:
             self.module_of[node] = self._stack[-1]
 
@@ -112,6 +118,15 @@ class Notes(observe.Observer):
                 norm = g_norm if norm is None else torch.hypot(norm, g_norm)
         if norm is not None:
             self.grad_norms[node] = norm
+
+    def output_values(self, node) -> tuple[float, ...] | None:
+        """The values of ``node``'s output when it has up to ``SMALL`` elements (None once it was
+        changed in place)."""
+        entry = self.values.get(node)
+        if entry is None or entry[1] is None:
+            return None if entry is None else entry[0]
+        data, version = entry
+        return small_values(data) if data._version == version else None
 
     def name_of(self, tensor) -> str | None:
         entry = self.param_names.get(id(tensor))
@@ -158,7 +173,7 @@ def _describe(node, notes: Notes | None) -> tuple[Item, str]:
         if module:
             item.details.append(f"in module {module}")
         if notes is not None:
-            data_values, grad_values = notes.values.get(node), notes.grad_values.get(node)
+            data_values, grad_values = notes.output_values(node), notes.grad_values.get(node)
     for shape, dtype in metas[:2]:
         item.lines.append(f"{list(shape)} {str(dtype).removeprefix('torch.')}")
     if len(metas) > 2:

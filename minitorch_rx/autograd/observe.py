@@ -32,33 +32,40 @@ class Observer:
         """Backward ran ``node`` (an op's backward, or a leaf's accumulation) on ``grads``, the
         gradients of its outputs (``None`` for an output that received none)."""
 
+    #: Whether it reads what backward nodes return (``on_returned``): keeping it costs every node.
+    wants_returned = False
+
     def on_returned(self, node, grads: tuple) -> None:
         """``node``'s backward returned ``grads``, one per input (``None``: no gradient), before
         the engine reduced each to its input's shape and dtype (``node._fixups``) and added it
-        into that input's gradient; called just before ``on_backward``."""
+        into that input's gradient; called just before ``on_backward``, for observers whose
+        ``wants_returned`` is True."""
 
 
 _lock = threading.Lock()
 _attached = 0  # observers attached in all threads
+_returning = 0  # ... of which want what backward nodes return
 _originals: dict[str, object] = {}
 
 
 def attach(observer: Observer) -> None:
     """Start reporting this thread's ops and backward nodes to ``observer``."""
-    global _attached
+    global _attached, _returning
     with _lock:
         if _attached == 0:
             _install()
         _attached += 1
+        _returning += observer.wants_returned
     state.observers = (*state.observers, observer)
 
 
 def detach(observer: Observer) -> None:
     """Stop reporting to ``observer`` (attached earlier in this thread)."""
-    global _attached
+    global _attached, _returning
     state.observers = tuple(o for o in state.observers if o is not observer)
     with _lock:
         _attached -= 1
+        _returning -= observer.wants_returned
         if _attached == 0:
             _uninstall()
 
@@ -146,8 +153,15 @@ def _observed_backward_node(node, grad, *args, **kwargs):
     observers = state.observers
     if not observers:
         return run(node, grad, *args, **kwargs)
-    returning = node._function = _Returning(node._function)
     grads = tuple(grad) if node._n_outputs != 1 else (grad,)  # (the engine refills a list of several)
+    if not _returning:
+        start = time.perf_counter_ns()
+        run(node, grad, *args, **kwargs)
+        end = time.perf_counter_ns()
+        for observer in observers:
+            observer.on_backward(node, grads, start, end)
+        return
+    returning = node._function = _Returning(node._function)
     start = time.perf_counter_ns()
     try:
         run(node, grad, *args, **kwargs)
@@ -157,7 +171,8 @@ def _observed_backward_node(node, grad, *args, **kwargs):
     returned = returning.returned
     returned = returned if type(returned) is tuple else (returned,)
     for observer in observers:
-        observer.on_returned(node, returned)
+        if observer.wants_returned:
+            observer.on_returned(node, returned)
         observer.on_backward(node, grads, start, end)
 
 

@@ -20,6 +20,7 @@ or a node, so keeping it keeps no graph alive.
 
 from __future__ import annotations
 
+import math
 import weakref
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -60,9 +61,11 @@ class Sent(NamedTuple):
     grad: Summary
 
 
-@dataclass(slots=True)
-class Step:
-    """One op run forward (``kind == "forward"``: its node recorded) or one node run backward."""
+class Step(NamedTuple):
+    """One op run forward (``kind == "forward"``: its node recorded) or one node run backward.
+
+    A tuple of plain values, so that the cycle collector stops tracking it (a film of a long
+    graph holds many)."""
 
     index: int
     kind: str  # "forward" or "backward"
@@ -101,19 +104,20 @@ def summarize(t: torch.Tensor) -> Summary:
     """The film's summary of a torch tensor (a gradient)."""
     t = t.detach()
     n = t.numel()
+    values = heat = None
     if n == 0:
         norm = low = high = 0.0
+    elif n <= VALUES and not t.is_complex():  # in Python: cheaper than three reductions
+        values = heat = tuple(t.reshape(-1).double().tolist())
+        norm, low, high = math.sqrt(math.fsum(v * v for v in values)), min(values), max(values)
     else:
         flat = t.reshape(-1)
         real = flat.abs() if flat.is_complex() else flat
-        stats = torch.stack(
-            [torch.linalg.vector_norm(flat, dtype=torch.float64), real.min().double(), real.max().double()]
-        )
+        low_high = torch.aminmax(real)
+        stats = torch.stack([torch.linalg.vector_norm(flat).to(low_high[0].dtype), *low_high]).double()
         norm, low, high = stats.tolist()
-    values = heat = None
-    if 0 < n <= HEATMAP and not t.is_complex():
-        heat = tuple(t.reshape(-1).double().tolist())
-        values = heat if n <= VALUES else None
+        if n <= HEATMAP and not t.is_complex():
+            heat = tuple(flat.double().tolist())
     return Summary(tuple(t.shape), _dtype(t), norm, low, high, values, heat)
 
 
@@ -187,6 +191,8 @@ class watch(Notes):
 
     Inside the block ops take the engine's general path and each step costs some microseconds
     (more for gradients of up to 1,024 elements, whose values it keeps); outside it nothing."""
+
+    wants_returned = True
 
     def __init__(self, model=None) -> None:
         super().__init__(model)
@@ -281,21 +287,24 @@ class watch(Notes):
         self._held_bytes -= freed
         return freed
 
-    def _released_unseen(self) -> int:
-        """Release the nodes backward let go without running them (no gradient reached them)."""
-        freed = 0
-        for index, ref in list(self._refs.items()):
-            node = ref()
-            if node is not None and node._inputs is None:
-                freed += self._release(index)
-        return freed
+    def _released_unseen(self, node) -> int:
+        """Release the nodes backward let go without running them (no gradient reached them):
+        they come before ``node`` in its order, so they are among those created after it."""
+        gone = []
+        for index in reversed(self._refs):
+            other = self._refs[index]()
+            if other is None or other._seq < node._seq:
+                break
+            if other._inputs is None:
+                gone.append(index)
+        return sum(self._release(index) for index in gone)
 
     # ------------------------------------------------------------------ the observer
     def on_forward(self, node, args: tuple, result, start_ns: int, end_ns: int) -> None:
         super().on_forward(node, args, result, start_ns, end_ns)
         outputs = result if type(result) is tuple else (result,)
         index = self._node_index(node)
-        self.film.nodes[index].values = self.values.get(node)
+        self.film.nodes[index].values = self.output_values(node)
         added = self._hold(index, node)
         self.film.steps.append(
             Step(
@@ -347,7 +356,7 @@ class watch(Notes):
             hooks += ["retain_grad"] * len(node._tensor_hooks.retained)
         freed = 0
         if film_node.kind == "op" and not observe.retaining_graph():
-            freed = self._release(index) + self._released_unseen()
+            freed = self._release(index) + self._released_unseen(node)
         self.film.steps.append(
             Step(
                 len(self.film.steps),
