@@ -4,6 +4,7 @@ changes nothing: not the order, not a gradient's bits, not what is freed when.""
 from __future__ import annotations
 
 import gc
+import re
 import weakref
 
 import pytest
@@ -187,3 +188,19 @@ def test_an_empty_film_has_no_page():
     assert film.memory_curve() == []
     with pytest.raises(RuntimeError, match="no steps"):
         film.to_html()
+
+
+def test_a_drawing_shows_no_values_for_an_output_changed_in_place():
+    x = mt.tensor([1.0, -2.0], requires_grad=True)
+    with mt.Graph() as g:
+        y = x * 3
+        z = y * 1
+        z.mul_(2)
+    lines = [line for line in re.findall(r">([^<]*)</text>", g.to_svg()) if not line.startswith("saved")]
+    # y * 1 (3, -6 when it ran) was changed in place: its box shows no values; mul_'s shows its own.
+    assert lines == [
+        *("leaf", "[2] float32", "data 1, -2"),
+        *("MulBackward0", "[2] float32", "data 3, -6"),
+        *("MulBackward0", "[2] float32"),
+        *("MulBackward0", "[2] float32", "data 6, -12"),
+    ]
