@@ -2,9 +2,10 @@
 
 For LeNet-5 and ResNet-20: the page loads without script errors, every node of the film has its
 box, the right arrow key lights the steps' nodes in the engine's order, and the memory chart's
-marker moves right at every step. A harness script, put before the page's scripts, records errors
-and, once the page has loaded, presses the arrow key through the whole film and writes what it
-saw into the DOM, which ``--dump-dom`` prints.
+marker moves right at every step; searching marks the nodes found and jumps to the first. A
+harness script, put before the page's scripts, records errors and, once the page has loaded,
+presses the arrow key through the whole film, searches, and writes what it saw into the DOM,
+which ``--dump-dom`` prints.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ window.addEventListener("load", () => setTimeout(() => {
   }
   h.labels = document.querySelectorAll("text.elabel").length;
   h.counter = document.getElementById("counter").textContent;
+  const search = document.getElementById("search");
+  search.value = "Convolution";
+  search.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+  h.matches = [...document.querySelectorAll(".node.match")].map(n => n.id);
+  h.afterSearch = lit();
   const out = document.createElement("pre");
   out.id = "harness-result";
   out.textContent = JSON.stringify(h);
@@ -75,6 +81,10 @@ def test_the_arrow_key_lights_the_nodes_in_the_engine_s_order(films, name, tmp_p
     marker = report["marker"]
     assert all(b > a for a, b in zip(marker, marker[1:])), "the chart's marker must move right at every step"
     assert report["counter"].startswith(f"step {len(film.steps)} / {len(film.steps)} · backward · held 0 B")
+    convolutions = [f"node{i}" for i, node in enumerate(film.nodes) if node.name == "ConvolutionBackward0"]
+    assert report["matches"] == convolutions and len(convolutions) == (2 if name == "lenet5" else 19)
+    first = min(s.index for s in film.steps if s.node == "ConvolutionBackward0")
+    assert report["afterSearch"] == [f"node{film.steps[first].node_index}"]  # it jumps to the first match
 
 
 def test_a_screenshot_of_a_backward_step_is_written(films, tmp_path):
