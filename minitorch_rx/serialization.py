@@ -192,9 +192,10 @@ def _check_built_state(value: dict, path: Path | str) -> None:
     odd = next((key for key in state if key != "_metadata" or not isinstance(state[key], dict)), None)
     if odd is not None:
         kind = type(value)
+        article = "an" if kind.__name__[0] in "AEIOU" else "a"
         raise CheckpointError(
             f"Cannot load '{path}': refused: loading would call {kind.__module__}.{kind.__qualname__}.__setstate__ "
-            f"(a pickle that runs code): it sets the attribute {odd!r} of an {kind.__name__}"
+            f"(a pickle that runs code): it sets the attribute {odd!r} of {article} {kind.__name__}"
         )
 
 

@@ -200,6 +200,16 @@ BUILD_STATES = {
 
 
 @pytest.mark.parametrize("state", BUILD_STATES)
+def test_a_pickle_that_builds_on_a_counter_is_refused_as_code(tmp_path, state):
+    torch_zip_with_pickle(tmp_path / "evil.pt", ORDERED_DICT.replace(b"OrderedDict", b"Counter") + BUILD_STATES[state])
+    with pytest.raises(CheckpointError) as refused:
+        mt.load(tmp_path / "evil.pt")
+    message = str(refused.value)
+    assert "refused: loading would call collections.Counter.__setstate__ (a pickle that runs code)" in message
+    assert "of an Counter" not in message
+
+
+@pytest.mark.parametrize("state", BUILD_STATES)
 def test_a_pickle_that_builds_on_an_ordered_dict_is_refused_as_code(tmp_path, state):
     """Issues 25.3 and 37: refused as "not a complete checkpoint (truncated, corrupted ...)", or
     (``sets items``) a raw ``TypeError: 'list' object is not callable`` from the decoder."""
