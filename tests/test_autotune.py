@@ -41,7 +41,7 @@ def clock(monkeypatch, tmp_path):
 def costing(clock, costs, calls, results=None):
     """A trial that notes the candidate, takes its cost on the clock, and returns its result
     (``results[name]``, by default one tensor for all: the candidates agree bit for bit)."""
-    same = torch.zeros(3)
+    same = torch.arange(3.0)
 
     def trial(name):
         calls.append(name)
@@ -82,6 +82,13 @@ def test_a_candidate_whose_results_differ_from_the_fixed_rules_is_kept_only_when
         assert tuner.choose("demo", (1,), ("a", "b"), "a", costing(clock, {}, [])) == "b"  # the same measurement
     finally:
         mt.backends.autotune_bitwise = True
+
+
+def test_results_too_plain_to_tell_the_order_of_operations_count_as_differing(clock):
+    zeros = torch.zeros(4)  # what any order of sums gives for zero operands
+    trial = costing(clock, {"a": 2.0, "b": 1.0}, [], {"a": zeros, "b": zeros.clone()})
+    assert tuner.choose("demo", (1,), ("a", "b"), "a", trial) == "a"
+    assert tuner.choices()[0].differs == ("b",)
 
 
 def test_the_fixed_choice_stays_unless_another_is_clearly_faster(clock):
@@ -292,7 +299,7 @@ def test_threads_wait_for_a_choice_being_made_and_all_compute_with_it(clock):
         started.set()
         time.sleep(0.002)  # (other threads call meanwhile)
         clock.now += {"a": 2.0, "b": 1.0}[name]  # (the fake clock is shared: "b" wins on every count)
-        return torch.zeros(1)
+        return torch.arange(2.0)
 
     def work():
         try:

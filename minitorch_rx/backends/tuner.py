@@ -147,9 +147,14 @@ def _measure(
     costs: JIT kernels, page faults, the choices nested in a trial) whose results are compared
     with the default's, and the candidates whose results were not bitwise the default's (their
     products sum in another order). The kernels' order of operations depends on shapes, not on
-    values, so one comparison holds for every call of the key. Every other timed round reversed."""
+    values, so one comparison holds for every call of the key, unless the values hide the order:
+    where a result of the default's is constant (zeros, say), every other candidate counts as
+    differing. Every other timed round reversed."""
     reference = _snapshot(trial(default))
-    differs = tuple(name for name in candidates if name != default and not _bitwise_equal(trial(name), reference))
+    telling = _varied(reference)
+    differs = tuple(
+        name for name in candidates if name != default and not (_bitwise_equal(trial(name), reference) and telling)
+    )
     best = dict.fromkeys(candidates, float("inf"))
     evict = torch.empty(EVICT_ELEMENTS)
     for number in range(ROUNDS):
@@ -166,6 +171,16 @@ def _snapshot(result: object) -> object:
     if isinstance(result, tuple):
         return tuple(map(_snapshot, result))
     return result.clone() if isinstance(result, torch.Tensor) else result
+
+
+def _varied(result: object) -> bool:
+    """Whether every tensor of a trial result holds at least two different values."""
+    if isinstance(result, tuple):
+        return all(map(_varied, result))
+    if not isinstance(result, torch.Tensor):
+        return True
+    flat = result.reshape(-1)
+    return flat.numel() > 1 and not bool((flat == flat[0]).all())
 
 
 _SAME_WIDTH_INTS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
