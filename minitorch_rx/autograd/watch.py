@@ -239,7 +239,7 @@ class watch(Notes):
             title = (None if t is None else self.name_of(t)) or "leaf"
             module = title.rpartition(".")[0] if title != "leaf" else ""
             if t is not None:
-                outputs, values = _metas([t]), small_values(t._data)
+                outputs, values = _metas([t]), small_values(_data(t))
         else:
             outputs = tuple(TensorMeta(tuple(shape), _dtype_name(dtype)) for shape, dtype, _ in node._output_meta)
         saved = tuple(
@@ -350,7 +350,7 @@ class watch(Notes):
                 if t._hooks is not None:
                     hooks = [_hook_name(h) for h in (*t._hooks.grad, *t._hooks.post_accumulate)]
                 if t._grad is not None:
-                    leaf_grad = summarize(t._grad._data)
+                    leaf_grad = summarize(_data(t._grad))
         elif node._tensor_hooks is not None:
             hooks = [_hook_name(h) for fns in node._tensor_hooks.by_output.values() for h in fns]
             hooks += ["retain_grad"] * len(node._tensor_hooks.retained)
