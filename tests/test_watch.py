@@ -204,3 +204,48 @@ def test_a_drawing_shows_no_values_for_an_output_changed_in_place():
         *("MulBackward0", "[2] float32"),
         *("MulBackward0", "[2] float32", "data 6, -12"),
     ]
+
+
+def test_a_node_that_gets_no_gradient_is_released_all_the_same():
+    class Stop(mt.autograd.Function):  # sends its input no gradient
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None
+
+    x = mt.randn(3, requires_grad=True)
+    with mt.Graph() as g, mt.autograd.watch() as film:
+        loss = (Stop.apply(x.exp()) * x).sum()
+        held = g.saved_bytes()
+        loss.backward()
+    assert held > 0 and film.memory_curve()[-1] == 0
+    assert "ExpBackward0" not in [s.node for s in film.steps if s.kind == "backward"]  # it never ran
+    exp = next(n for n in film.nodes if n.name == "ExpBackward0")
+    assert exp.released_at is not None
+    # Last in backward's order, after the last step: that step gives its bytes back.
+    with mt.autograd.watch() as film:
+        Stop.apply(x.exp()).sum().backward()
+    assert [s.node for s in film.steps if s.kind == "backward"] == ["SumBackward0", "StopBackward"]
+    assert film.memory_curve()[-1] == 0 and film.steps[-1].saved_bytes == 12
+
+
+def test_the_film_holds_no_tensor():
+    x = mt.randn(4, requires_grad=True)
+    with mt.autograd.watch() as film:
+        (x.tanh() * x).sum().backward()
+
+    def walk(value):
+        if isinstance(value, torch.Tensor):
+            raise AssertionError(f"the film holds a tensor: {value!r}")
+        if isinstance(value, (tuple, list)):
+            for item in value:
+                walk(item)
+        elif hasattr(value, "__dataclass_fields__"):
+            for name in value.__dataclass_fields__:
+                walk(getattr(value, name))
+
+    walk(film.steps)
+    walk(film.nodes)

@@ -97,7 +97,7 @@ def _data(film) -> dict:
             "values": None if node.values is None else [_number(v) for v in node.values],
             "first": first[index],
             "back": back[index],
-            "released": node.released_at,
+            "released": None if node.released_at is None else min(node.released_at, len(film.steps) - 1),
         }
         for index, node in enumerate(film.nodes)
     ]

@@ -32,6 +32,9 @@ class Observer:
         """Backward ran ``node`` (an op's backward, or a leaf's accumulation) on ``grads``, the
         gradients of its outputs (``None`` for an output that received none)."""
 
+    def on_backward_end(self) -> None:
+        """A backward pass (``backward`` or ``autograd.grad``) of this thread has ended."""
+
     #: Whether it reads what backward nodes return (``on_returned``): keeping it costs every node.
     wants_returned = False
 
@@ -103,6 +106,8 @@ def _observed_run(roots, grads, retain_graph, *args, **kwargs):
         return _originals["run"](roots, grads, retain_graph, *args, **kwargs)
     finally:
         _retaining.flag = previous
+        for observer in state.observers:
+            observer.on_backward_end()
 
 
 def _recorded_node(result):

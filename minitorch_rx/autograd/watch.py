@@ -270,13 +270,13 @@ class watch(Notes):
         self._held_bytes += added
         return added
 
-    def _release(self, index: int) -> int:
+    def _release(self, index: int, at: int | None = None) -> int:
         """Stop counting what node ``index`` saved; returns the bytes no other node holds."""
         storages = self._storages.pop(index, None)
         self._refs.pop(index, None)
         if storages is None:
             return 0
-        self.film.nodes[index].released_at = len(self.film.steps)
+        self.film.nodes[index].released_at = len(self.film.steps) if at is None else at
         freed = 0
         for key in storages:
             entry = self._held[key]
@@ -287,17 +287,20 @@ class watch(Notes):
         self._held_bytes -= freed
         return freed
 
-    def _released_unseen(self, node) -> int:
-        """Release the nodes backward let go without running them (no gradient reached them):
-        they come before ``node`` in its order, so they are among those created after it."""
+    def _released_unseen(self, node=None, at: int | None = None) -> int:
+        """Release the nodes backward let go without running them (no gradient reached them): at
+        a step, those before ``node`` in backward's order, so among those created after it; at the
+        end of a backward (``node`` None), any."""
         gone = []
         for index in reversed(self._refs):
             other = self._refs[index]()
-            if other is None or other._seq < node._seq:
+            if other is None:
+                continue
+            if node is not None and other._seq < node._seq:
                 break
             if other._inputs is None:
                 gone.append(index)
-        return sum(self._release(index) for index in gone)
+        return sum(self._release(index, at) for index in gone)
 
     # ------------------------------------------------------------------ the observer
     def on_forward(self, node, args: tuple, result, start_ns: int, end_ns: int) -> None:
@@ -355,8 +358,8 @@ class watch(Notes):
             hooks = [_hook_name(h) for fns in node._tensor_hooks.by_output.values() for h in fns]
             hooks += ["retain_grad"] * len(node._tensor_hooks.retained)
         freed = 0
-        if film_node.kind == "op" and not observe.retaining_graph():
-            freed = self._release(index) + self._released_unseen(node)
+        if not observe.retaining_graph():
+            freed = (self._release(index) if film_node.kind == "op" else 0) + self._released_unseen(node)
         self.film.steps.append(
             Step(
                 len(self.film.steps),
@@ -376,6 +379,19 @@ class watch(Notes):
                 leaf_grad,
             )
         )
+
+    def on_backward_end(self) -> None:
+        # Nodes at the end of backward's order that no gradient reached were released after the
+        # last step (and may have died since): the last step gives their bytes back, so the curve
+        # ends where the engine did.
+        steps = self.film.steps
+        if not steps or steps[-1].kind != "backward":
+            return
+        self._released_unseen(at=len(steps) - 1)
+        last = steps[-1]
+        if self._held_bytes < last.held_bytes:
+            freed = last.held_bytes - self._held_bytes
+            steps[-1] = last._replace(saved_bytes=last.saved_bytes + freed, held_bytes=self._held_bytes)
 
     def _forward_inputs(self, film_node: FilmNode) -> tuple[TensorMeta, ...]:
         metas = []
