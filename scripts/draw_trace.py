@@ -1,5 +1,5 @@
 """Draw a Chrome trace written by ``prof.export_chrome_trace`` as a PNG timeline (matplotlib),
-for places where Perfetto is not at hand (the README's screenshot).
+for places where Perfetto is not at hand (the screenshot in docs/seeing_the_graph.md).
 
     python scripts/draw_trace.py trace.json trace.png
     python scripts/draw_trace.py --lenet5 trace.png     # profile one LeNet-5 training step first

@@ -161,7 +161,7 @@ def test_lr_schedule_is_nanogpts():
 @pytest.mark.parametrize("name", ["gpt_char", "char_lstm"])
 def test_pretrained_weights_reach_the_validation_loss(name, val_set):
     """nanoGPT's baby GPT reaches 1.88 on the last 10% after 2,000 iterations; ours must too (a few
-    random validation batches here; the README has the full figures)."""
+    random validation batches here; docs/model_zoo.md has the full figures)."""
     if name not in mt.models.PRETRAINED:
         pytest.skip(f"no weights shipped for {name}")
     model = mt.models.get(name, pretrained=True)

@@ -20,9 +20,9 @@ from tests.opinfo_helpers import check_op, counted_ops, op_id  # noqa: E402
 
 #: op id -> why forward or first-order backward fails today.
 KNOWN_FAILURES = {
-    "cfloat": "complex autograd is out of scope (README): a complex result that requires grad is refused",
-    "cdouble": "complex autograd is out of scope (README): a complex result that requires grad is refused",
-    "chalf": "complex autograd is out of scope (README): a complex result that requires grad is refused",
+    "cfloat": "complex autograd is out of scope (docs): a complex result that requires grad is refused",
+    "cdouble": "complex autograd is out of scope (docs): a complex result that requires grad is refused",
+    "chalf": "complex autograd is out of scope (docs): a complex result that requires grad is refused",
     "as_strided_scatter": "torch's gradient for a 0-dim view (size []) is 1 at the element src overwrote; ours is 0, "
     "as finite differences give (tests/test_torch_exceptions.py)",
     "fft.fft": "a complex output: mt has no complex autograd (forward only)",

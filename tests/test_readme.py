@@ -16,3 +16,6 @@ def test_quick_tour_runs(tmp_path, monkeypatch):
     exec(compile(blocks[0], str(README), "exec"), namespace)
     assert isinstance(namespace["pretrained"], namespace["nn"].Module)
     assert namespace["g"].num_nodes() == 0
+    film = namespace["film"]  # the tour's watched step, and the page it wrote
+    assert film.steps[-1].kind == "backward" and film.memory_curve()[-1] == 0
+    assert (tmp_path / "step.html").read_text().startswith("<!doctype html>")
