@@ -109,6 +109,38 @@ def _interpolation_taps(
     return [((low + k - 1).clamp(0, in_size - 1), w.to(dtype)) for k, w in enumerate(weights)]
 
 
+def _antialiased_taps(
+    kind: str, in_size: int, out_size: int, align_corners: bool, scale: float | None, dtype: torch.dtype, device
+) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """The (index, weight) pairs of one spatial dim with ``antialias=True``, as PyTorch's
+    ``_upsample_bilinear2d_aa`` / ``_upsample_bicubic2d_aa`` kernels compute them: when shrinking by
+    ``step``, the filter (triangle, or Keys' cubic with a = -0.5) is stretched by ``step`` and each
+    output's window of weights is normalized to sum to 1. Windows are padded to one length with
+    zero weights."""
+    step = _source_scale(in_size, out_size, align_corners, scale)
+    support = (1.0 if kind == "linear" else 2.0) * max(step, 1.0)
+    inverse = 1.0 / step if step >= 1.0 else 1.0
+    width = math.ceil(support) * 2 + 1
+    center = (torch.arange(out_size, dtype=torch.float64) + 0.5) * step
+    first = (center - support + 0.5).trunc().clamp(min=0)
+    last = (center + support + 0.5).trunc().clamp(max=in_size)
+    offsets = torch.arange(width, dtype=torch.float64)
+    positions = first[:, None] + offsets  # (out, width)
+    x = ((positions - center[:, None] + 0.5) * inverse).abs()
+    if kind == "linear":
+        weights = (1 - x).clamp(min=0)
+    else:
+        a = -0.5
+        near = ((a + 2) * x - (a + 3)) * x * x + 1
+        far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+        weights = torch.where(x < 1, near, torch.where(x < 2, far, torch.zeros_like(x)))
+    weights = weights * (positions < last[:, None])
+    total = weights.sum(1, keepdim=True)
+    weights = torch.where(total != 0, weights / total, weights)
+    index = positions.long().clamp(max=in_size - 1)
+    return [(index[:, j].to(device), weights[:, j].to(dtype=dtype, device=device)) for j in range(width)]
+
+
 def cubic_weights(t):
     """The weights of the neighbours at offsets -1, 0, 1, 2 for a position ``t`` in [0, 1) past the
     second: PyTorch's cubic convolution (A = -0.75). Arithmetic only, so ``t`` may be a torch
@@ -192,7 +224,7 @@ def interpolate(
     ``align_corners`` (interpolating modes only) maps the corner pixels' centres onto each other;
     a given ``scale_factor`` sets the sampling step unless ``recompute_scale_factor``. Differentiable
     (to any order). Raises ValueError/NotImplementedError in PyTorch's words for bad sizes, modes,
-    or arguments; ``antialias`` is not supported.
+    or arguments; ``antialias=True`` (bilinear and bicubic) filters as PyTorch's when shrinking.
 
     >>> import minitorch_rx as mt
     >>> interpolate(mt.tensor([[[1.0, 2.0]]]), scale_factor=2, mode="linear").tolist()
@@ -218,8 +250,10 @@ def interpolate(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.dim()}D) for the modes: "
             f"{_MODES} (got {mode})"
         )
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported")
+    if antialias and not (mode in ("bilinear", "bicubic") and x.dim() == 4):
+        raise ValueError(
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input"
+        )
     output_size, scales = _output_size(x, size, scale_factor, recompute_scale_factor, mode)
     if mode == "area":
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[rank - 1]
@@ -230,9 +264,11 @@ def interpolate(
         return IndexSelect.apply1(x, 2, torch.arange(output_size[0], device=x.device))
     for d, (out_size, scale) in enumerate(zip(output_size, scales, strict=True)):
         in_size = x.shape[2 + d]
-        if in_size == out_size and kind != "cubic":  # as PyTorch's per-dim source indices
+        if in_size == out_size and kind != "cubic" and not antialias:  # as PyTorch's per-dim source indices
             continue
-        taps = _interpolation_taps(kind, in_size, out_size, align_corners, scale, x.dtype, x.device)
+        taps = (_antialiased_taps if antialias else _interpolation_taps)(
+            kind, in_size, out_size, align_corners, scale, x.dtype, x.device
+        )
         result = _taps(result, 2 + d, taps)
     return result
 
