@@ -58,6 +58,7 @@ from . import (  # noqa: E402  (they build on the names above)
     linalg,
     masked,
     models,
+    multiprocessing,
     nn,
     optim,
     signal,
@@ -535,5 +536,15 @@ from .settings import (
 if __import__("importlib.util").util.find_spec("einops") is not None:
     from . import einops_backend  # noqa: F401  (einops finds it among its backends' subclasses)
 
-del tensor_methods
+from .ops.out_arg import give_torch_out  # noqa: E402  (after every namespace is filled)
+
+give_torch_out(
+    {
+        "torch": __import__(__name__),
+        "torch.linalg": linalg,
+        "torch.special": special,
+        "torch.nn.functional": nn.functional,
+    }
+)
+del tensor_methods, give_torch_out
 __version__ = "0.1.0"

@@ -7,7 +7,7 @@ import warnings
 import torch
 
 from .autograd.grad_mode import is_grad_enabled
-from .autograd.tensor import Tensor, detach_torch
+from .autograd.tensor import Tensor, detach_torch, is_torch_data
 from .autograd.torch_function import unwrap
 
 
@@ -22,7 +22,7 @@ def tensor(data, requires_grad: bool = False, dtype: torch.dtype | None = None, 
     """A new leaf holding a copy of ``data`` (nested lists, numbers, numpy arrays or tensors)."""
     if isinstance(data, Tensor):
         data = data._data
-    if isinstance(data, torch.Tensor):
+    if is_torch_data(data):
         copied = detach_torch(data).to(device=device, dtype=dtype, copy=True)
     else:
         copied = torch.tensor(data, dtype=dtype, device=device)
@@ -31,7 +31,7 @@ def tensor(data, requires_grad: bool = False, dtype: torch.dtype | None = None, 
 
 def from_torch(t: torch.Tensor, requires_grad: bool = False) -> Tensor:
     """Wrap ``t`` without copying (the two share memory); torch's own autograd state is dropped."""
-    if not isinstance(t, torch.Tensor):
+    if not is_torch_data(t):
         raise TypeError(f"from_torch expects a torch.Tensor, got {type(t).__name__}")
     return _leaf(detach_torch(t), requires_grad)
 
@@ -70,7 +70,7 @@ def numel(input: Tensor) -> int:
 def _data_of(input: Tensor, name: str) -> torch.Tensor:
     if isinstance(input, Tensor):
         return input._data
-    if isinstance(input, torch.Tensor):
+    if is_torch_data(input):
         return input
     raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
 
@@ -230,7 +230,7 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bo
         "dtype": self._data.dtype if dtype is None else dtype,
         "device": self._data.device if device is None else device,
     }
-    if isinstance(data, torch.Tensor):
+    if is_torch_data(data):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",

@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from .autograd.tensor import Tensor
+from .autograd.tensor import Tensor, is_torch_data
 from .checkpoint_file import (
     NOT_A_CHECKPOINT,
     CheckpointError,
@@ -165,7 +165,7 @@ def _decode(obj: Any, path: Path | str, budget: int) -> Any:
             out = _new_dict_like(value)
             return (False, out, out, value)
         record = value[_TAG]
-        if len(value) == 1 and isinstance(record, torch.Tensor):
+        if len(value) == 1 and is_torch_data(record):
             return (True, Tensor._make(record.detach() if record.requires_grad else record, None))
         if len(value) == 1 and isinstance(record, dict):  # an escaped user dict: its keys are plain
             out = _new_dict_like(record)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import torch
 
 from . import creation, random
-from .autograd.tensor import Tensor
-from .autograd.torch_function import metadata_properties
+from .autograd.tensor import Tensor, is_torch_data, rebind
+from .autograd.torch_function import metadata_properties, own_attribute
 from .autograd.torch_leaves import torch_operand
 from .ops import (
     activation,
@@ -49,7 +49,7 @@ def _swapped(fn, c_method: str | None = None):
     def swapped(self: Tensor, other) -> Tensor:
         if c_method is not None and not isinstance(self, Tensor):
             raise not_applicable(c_method, self)
-        if isinstance(other, torch.Tensor):  # torch_tensor OP mt_tensor: the torch operand is a constant
+        if is_torch_data(other):  # torch_tensor OP mt_tensor: the torch operand is a constant
             other = torch_operand(other)
         return fn(other, self)
 
@@ -379,6 +379,7 @@ def _resize_(self: Tensor, *sizes) -> Tensor:
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     self._data.resize_(*sizes)
+    rebind(self, self._data)
     return self
 
 
@@ -480,7 +481,7 @@ for _module, _names in (
         METHODS[_name + "_"] = _inplace_op(getattr(_module, _name), _name + "_")
 
 for _alias, _name in aliases.METHOD_ALIASES.items():
-    METHODS[_alias] = METHODS[_name] if _name in METHODS else getattr(Tensor, _name)
+    METHODS[_alias] = METHODS[_name] if _name in METHODS else own_attribute(_name)
 for _name in aliases.METHOD_FUNCTIONS:
     METHODS[_name] = getattr(aliases, _name)
 for _name in aliases.DATA_METHODS:

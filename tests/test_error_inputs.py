@@ -63,7 +63,8 @@ def test_pytorchs_error_inputs_are_refused_as_torch_refuses_them(op, record_prop
     computed, other_kind, refused, keywords = [], [], 0, set()
     for error_input in op.error_inputs(device="cpu"):
         sample = error_input.sample_input
-        args, kwargs = _to_mt((sample.input, *sample.args)), _to_mt(dict(sample.kwargs))  # before torch's call
+        storages = {}  # before torch's call; tensors of one storage stay so
+        args, kwargs = _to_mt((sample.input, *sample.args), storages), _to_mt(dict(sample.kwargs), storages)
         theirs = outcome(lambda: op.op(sample.input, *sample.args, **sample.kwargs))  # noqa: B023
         if theirs is None:
             continue  # torch computes it too

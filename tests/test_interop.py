@@ -94,7 +94,7 @@ def test_torch_function_mt_lacks_runs_on_the_data_without_grad():
     _, func = _lacking()
     x = mt.tensor([[0.5], [1.0]], dtype=F64)
     out = func(x)
-    assert type(out) is torch.Tensor and torch.equal(out, func(x.torch()))
+    assert type(out) is mt.Tensor and not out.requires_grad and torch.equal(out.torch(), func(x.torch()))
     with mt.no_grad():
         assert torch.equal(func(x.requires_grad_(True)), out)
     assert torch.equal(func(x.detach()), out)
@@ -175,10 +175,19 @@ def test_module_takes_a_torch_batch_as_a_constant():
     assert torch.equal(loss.torch(), criterion(model(mt.from_torch(images)), mt.from_torch(labels)).torch())
 
 
-def test_default_collate_stacks_mt_samples_into_torch_data():
+def test_default_collate_stacks_mt_samples_into_an_mt_batch():
     batch = torch.utils.data.default_collate([(mt.ones(2), 0), (mt.zeros(2), 1)])
-    assert type(batch[0]) is torch.Tensor and batch[0].tolist() == [[1.0, 1.0], [0.0, 0.0]]
+    assert type(batch[0]) is mt.Tensor and batch[0].tolist() == [[1.0, 1.0], [0.0, 0.0]]
     assert batch[1].tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+def test_torch_dataloader_workers_collate_mt_samples_into_mt_batches(context):
+    dataset = torch.utils.data.TensorDataset(mt.arange(8.0).reshape(4, 2), mt.tensor([0, 1, 0, 1]))
+    loader = torch.utils.data.DataLoader(dataset, batch_size=2, num_workers=2, multiprocessing_context=context)
+    batches = list(loader)
+    assert all(type(x) is mt.Tensor and type(y) is mt.Tensor for x, y in batches)
+    assert [x.tolist() for x, _ in batches] == [[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]
 
 
 def test_torch_dataloader_batches_a_dataset_of_mt_tensors():

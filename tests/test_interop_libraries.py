@@ -338,3 +338,126 @@ def test_creation_keywords_requires_grad_and_out():
 def test_div_with_rounding_has_pytorchs_zero_gradient():
     x, x_ref = pair(4)
     check(mt.div(x * 3, 2, rounding_mode="floor"), torch.div(x_ref * 3, 2, rounding_mode="floor"), [(x, x_ref)])
+
+
+# ----------------------------------------- libraries that check isinstance(x, torch.Tensor) (issue 34)
+def test_mt_tensors_are_torch_tensors_and_torch_tensor_methods_record():
+    x, x_ref = pair(2, 3)
+    assert isinstance(x, torch.Tensor) and torch.is_tensor(x) and x.is_leaf
+    check(torch.Tensor.add(x, 1).exp(), torch.Tensor.add(x_ref, 1).exp(), [(x, x_ref)])
+
+
+def test_making_a_tensor_ours_never_changes_the_callers_torch_tensor():
+    t = torch.randn(3)
+    for made in (mt.as_tensor(t), mt.from_torch(t), mt.Tensor(t), nn.Parameter(t), mt.tensor(t)):
+        assert isinstance(made, mt.Tensor)
+    assert type(t) is torch.Tensor and not t.requires_grad
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_torch_autograd_grad_runs_our_engine(create_graph):
+    x, x_ref = pair(4)
+    (g,) = torch.autograd.grad((x**3).sum(), x, create_graph=create_graph)
+    (g_ref,) = torch.autograd.grad((x_ref**3).sum(), x_ref, create_graph=create_graph)
+    assert isinstance(g, mt.Tensor) and g.requires_grad == create_graph
+    torch.testing.assert_close(g.torch(), g_ref.detach())
+    if create_graph:  # a gradient penalty: the gradient's own gradient
+        check((g**2).sum().reshape(1), (g_ref**2).sum().reshape(1), [(x, x_ref)])
+
+
+def test_torch_autograd_backward_runs_our_engine():
+    x, x_ref = pair(3)
+    torch.autograd.backward([(x * 2).sin().sum()])
+    torch.autograd.backward([(x_ref * 2).sin().sum()])
+    torch.testing.assert_close(x.grad.torch(), x_ref.grad)
+
+
+def test_torch_optimizer_trains_our_parameters_step_for_step():
+    torch.manual_seed(0)
+    ours, theirs = nn.Linear(3, 2).double(), torch.nn.Linear(3, 2).double()
+    theirs.load_state_dict({k: v.torch() for k, v in ours.state_dict().items()})
+    opt, opt_ref = torch.optim.Adam(ours.parameters(), lr=0.1), torch.optim.Adam(theirs.parameters(), lr=0.1)
+    x = torch.randn(5, 3, dtype=F64)
+    for _ in range(3):
+        for model, o in ((ours, opt), (theirs, opt_ref)):
+            o.zero_grad()
+            model(mt.tensor(x) if model is ours else x).pow(2).sum().backward()
+            o.step()
+    torch.testing.assert_close(ours.weight.torch(), theirs.weight.detach(), rtol=0, atol=0)
+    assert isinstance(ours.weight, torch.nn.Parameter) and ours.weight.grad_fn is None
+
+
+def test_torchvision_make_grid_and_save_image_take_mt_tensors(tmp_path):
+    import torchvision.utils as vutils
+
+    images = torch.rand(4, 3, 6, 5, dtype=F64)
+    grid = vutils.make_grid(mt.tensor(images), nrow=2, padding=1, normalize=True)
+    assert isinstance(grid, mt.Tensor)
+    torch.testing.assert_close(grid.torch(), vutils.make_grid(images, nrow=2, padding=1, normalize=True))
+    vutils.save_image(mt.tensor(images), tmp_path / "ours.png")
+    vutils.save_image(images, tmp_path / "theirs.png")
+    assert (tmp_path / "ours.png").read_bytes() == (tmp_path / "theirs.png").read_bytes()
+
+
+def test_torchvision_draw_bounding_boxes_takes_mt_tensors():
+    import torchvision.utils as vutils
+
+    image = (torch.rand(3, 20, 20) * 255).to(torch.uint8)
+    boxes = torch.tensor([[2.0, 3.0, 12.0, 15.0]])
+    drawn = vutils.draw_bounding_boxes(mt.tensor(image), mt.tensor(boxes), colors="red")
+    assert torch.equal(
+        drawn.torch() if isinstance(drawn, mt.Tensor) else drawn, vutils.draw_bounding_boxes(image, boxes, colors="red")
+    )
+
+
+def _v2_transforms():
+    import torchvision.transforms.v2 as T
+
+    return {
+        "Resize": T.Resize((5, 7), antialias=True),
+        "Resize-bicubic": T.Resize(6, interpolation=T.InterpolationMode.BICUBIC, antialias=True),
+        "CenterCrop": T.CenterCrop(5),
+        "RandomCrop": T.RandomCrop(6, padding=1),
+        "RandomResizedCrop": T.RandomResizedCrop(6, antialias=True),
+        "RandomHorizontalFlip": T.RandomHorizontalFlip(1.0),
+        "RandomVerticalFlip": T.RandomVerticalFlip(1.0),
+        "Normalize-after-Resize": T.Compose([T.Resize((4, 4), antialias=True), T.Normalize([0.5] * 3, [0.25] * 3)]),
+        "ColorJitter": T.ColorJitter(0.4, 0.4, 0.4),
+    }
+
+
+@pytest.mark.parametrize("name", list(_v2_transforms()))
+def test_torchvision_transforms_v2_on_mt_tensor_images_match_torch(name):
+    transform = _v2_transforms()[name]
+    x, x_ref = pair(2, 3, 10, 9)
+    x_ref.data, x.data = x_ref.data.sigmoid(), x.torch().sigmoid()  # an image in [0, 1]
+    torch.manual_seed(3)
+    ours = transform(x)
+    torch.manual_seed(3)
+    theirs = transform(x_ref)
+    check(ours, theirs, [(x, x_ref)])
+
+
+def test_torchvision_color_jitter_hue_on_mt_tensor_images_matches_torch():
+    import torchvision.transforms.v2 as T
+
+    image = torch.rand(2, 3, 6, 6, dtype=F64)  # hue's kernel is in place on unbind's views: no gradient, in torch too
+    torch.manual_seed(1)
+    ours = T.ColorJitter(hue=0.2)(mt.tensor(image))
+    torch.manual_seed(1)
+    assert isinstance(ours, mt.Tensor)
+    torch.testing.assert_close(ours.torch(), T.ColorJitter(hue=0.2)(image))
+
+
+@pytest.mark.parametrize("name", ["gaussian_blur2d", "sobel", "ssim_loss", "total_variation", "rgb_to_grayscale"])
+def test_kornia_filters_and_losses_on_mt_tensors_match_torch(name):
+    kornia = pytest.importorskip("kornia", reason="kornia is not installed")
+    calls = {
+        "gaussian_blur2d": lambda t: kornia.filters.gaussian_blur2d(t, (3, 3), (1.0, 1.0)),
+        "sobel": lambda t: kornia.filters.sobel(t),
+        "ssim_loss": lambda t: kornia.losses.ssim_loss(t, t.detach() * 0.5 + 0.1, 3).reshape(1),
+        "total_variation": lambda t: kornia.losses.total_variation(t),
+        "rgb_to_grayscale": lambda t: kornia.color.rgb_to_grayscale(t),
+    }
+    x, x_ref = pair(2, 3, 8, 8)
+    check(calls[name](x), calls[name](x_ref), [(x, x_ref)])

@@ -46,8 +46,13 @@ def test_parameter_can_be_made_without_grad():
     assert not nn.Parameter(mt.zeros(2), requires_grad=False).requires_grad
 
 
-def test_parameter_adds_no_instance_dict():
-    assert not hasattr(nn.Parameter(mt.zeros(2)), "__dict__")
+def test_parameter_is_a_torch_parameter_that_torch_modules_register():
+    p = nn.Parameter(mt.zeros(2))
+    assert isinstance(p, torch.nn.Parameter) and isinstance(p, torch.Tensor)
+    assert not isinstance(mt.zeros(2), torch.nn.Parameter)
+    holder = torch.nn.Module()
+    holder.weight = p
+    assert dict(holder.named_parameters()) == {"weight": p}
 
 
 def test_parameter_shares_memory_with_its_source():

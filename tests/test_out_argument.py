@@ -275,3 +275,87 @@ def test_tensor_methods_take_no_out_argument_as_torchs(method):
         getattr(x.torch(), method)(out=torch.empty(0))
     with pytest.raises(TypeError, match="unexpected keyword argument 'out'"):
         getattr(x, method)(out=mt.empty(0))
+
+
+# ------------------------------------------- torch's out= on the functions that lacked one
+def _torch_takes_out(fn) -> bool:
+    """Whether torch's function ``fn`` takes ``out=``: from its signature (a Python function), its
+    documented signature, or the signatures torch's argument parser lists when the call is wrong."""
+    import inspect
+    import re
+
+    try:
+        return "out" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        pass
+    if re.search(r"\bout=None", (fn.__doc__ or "").strip().split("\n\n")[0]):
+        return True
+    try:
+        fn(object(), __probe__=None)
+    except TypeError as error:
+        return bool(re.search(r"\bTensors? out\b|Tensor\)? out\b|\bout=", str(error)))
+    except Exception:
+        return False
+    return False
+
+
+def test_every_function_whose_torch_twin_takes_out_takes_it():
+    import inspect
+
+    pairs = [(torch, mt), (torch.linalg, mt.linalg), (torch.special, mt.special), (torch.fft, mt.fft)]
+    pairs.append((torch.nn.functional, mt.nn.functional))
+    missing = []
+    for torch_module, module in pairs:
+        for name in dir(module):
+            ours, theirs = getattr(module, name), getattr(torch_module, name, None)
+            if name.startswith("_") or not callable(ours) or not callable(theirs) or isinstance(theirs, type):
+                continue
+            if ours is theirs or not _torch_takes_out(theirs):
+                continue
+            parameters = inspect.signature(ours).parameters.values()
+            if not any(p.name == "out" or p.kind is p.VAR_KEYWORD for p in parameters):
+                missing.append(f"{torch_module.__name__}.{name}")
+    assert missing == []
+
+
+def test_matmul_writes_into_out_and_returns_it():
+    a, b = mt.randn(3, 4, dtype=mt.float64), mt.randn(4, 2, dtype=mt.float64)
+    out = mt.empty(3, 2, dtype=mt.float64)
+    assert torch.matmul(a, b, out=out) is out and mt.matmul(a, b, out=out) is out
+    torch.testing.assert_close(out.torch(), a.torch() @ b.torch())
+    assert out._version == 2
+
+
+def test_torch_out_resizes_with_torch_warning_and_shows_the_new_shape():
+    out = mt.zeros(5)
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        mt.exp(mt.zeros(2, 3), out=out)
+    assert out.shape == (2, 3) and isinstance(out, torch.Tensor)
+    with torch._C.DisableTorchFunctionSubclass():  # the instance itself, as torch code reads it
+        assert torch.Tensor.shape.__get__(out) == (2, 3)
+
+
+def test_torch_out_of_a_wrong_dtype_is_torch_error():
+    with pytest.raises(RuntimeError) as theirs:
+        torch.exp(torch.zeros(2), out=torch.zeros(2, dtype=torch.long))
+    with pytest.raises(RuntimeError) as ours:
+        mt.exp(mt.zeros(2), out=mt.zeros(2, dtype=mt.long))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_torch_out_refuses_arguments_that_require_grad_in_torch_words():
+    with pytest.raises(RuntimeError) as theirs:
+        torch.mul(torch.ones(2, requires_grad=True), 2, out=torch.empty(2))
+    with pytest.raises(RuntimeError) as ours:
+        torch.mul(mt.ones(2, requires_grad=True), 2, out=mt.empty(2))
+    assert str(ours.value) == str(theirs.value)
+    with mt.no_grad():
+        assert mt.mul(mt.ones(2, requires_grad=True), 2, out=mt.empty(2)).tolist() == [2.0, 2.0]
+
+
+def test_torch_out_tuple_is_returned_as_torch_return_type():
+    a = mt.tensor([[1.0, 5.0], [7.0, 2.0]])
+    values, indices = mt.empty(2), mt.empty(2, dtype=mt.long)
+    result = mt.max(a, 1, out=(values, indices))
+    assert type(result) is torch.return_types.max_out and result.values is values and result.indices is indices
+    assert values.tolist() == [5.0, 7.0] and indices.tolist() == [1, 0]

@@ -23,7 +23,7 @@ from .grad_mode import state
 from .graph import _NodeRef
 from .hooks import call_hooks, run_output_hooks
 from .node import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Node, accumulator
-from .tensor import Tensor, detach_torch
+from .tensor import Tensor, detach_torch, is_torch_data
 
 # References to a gradient inside _accumulate (or _sum) when nobody else holds it: the engine's
 # local (or buffer slot), the argument, and getrefcount's own argument. More means it is shared.
@@ -60,10 +60,19 @@ def backward(
     grad_tensors: Sequence[Tensor | torch.Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    grad_variables: Sequence[Tensor | torch.Tensor | None] | None = None,
     inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
-    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``):
-    into every leaf's, or only into those of ``inputs`` when given."""
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``,
+    which given our tensors runs this): into every leaf's, or only into those of ``inputs`` when given.
+    ``grad_variables`` is ``grad_tensors``' deprecated name, as in torch."""
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError(
+                "'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to `backward()`. "
+                "Please only use `grad_tensors`."
+            )
+        grad_tensors = grad_variables
     if retain_graph is None:
         retain_graph = create_graph
     tensors, grad_tensors = _tensor_list(tensors, "tensors"), _gradient_list(grad_tensors, "grad_tensors")
@@ -97,14 +106,20 @@ def grad(
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    only_inputs: bool = True,
     allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, leaving every ``.grad`` untouched
-    (``torch.autograd.grad``); with ``create_graph=True`` they are recorded, so they can be
-    differentiated again."""
+    (``torch.autograd.grad``, which given our tensors runs this); with ``create_graph=True`` they are
+    recorded, so they can be differentiated again. ``is_grads_batched=True``: the first dim of each
+    ``grad_outputs`` is a batch of vectors, one backward each (a loop: torch's vmap is not ours),
+    the results stacked. ``only_inputs`` is deprecated and ignored, as in torch."""
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs, inputs = _tensor_list(outputs, "outputs"), _tensor_list(inputs, "inputs")
@@ -132,6 +147,34 @@ def grad(
                 g = torch.zeros_like(t._data)
         result.append(g if g is None or isinstance(g, Tensor) else Tensor._make(g, None))
     return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    grad_outputs = _gradient_list(grad_outputs, "grad_outputs")
+    if not grad_outputs or any(g is None for g in grad_outputs):
+        raise RuntimeError("is_grads_batched=True needs a batch of grad_outputs for every output")
+    rows = []
+    for i in range(grad_outputs[0].shape[0]):
+        rows.append(
+            grad(
+                outputs,
+                inputs,
+                [g[i] for g in grad_outputs],
+                True,
+                create_graph,
+                True,
+                allow_unused,
+                False,
+                materialize_grads,
+            )
+        )
+    if not retain_graph:
+        grad(
+            outputs, inputs, [g[0] for g in grad_outputs], False, False, True, True
+        )  # frees the graph, as one call would
+    from ..ops.shape import stack
+
+    return tuple(None if column[0] is None else stack(list(column)) for column in zip(*rows))
 
 
 def _run_capturing(roots, grads, inputs: list, retain_graph: bool, create_graph: bool) -> list:
@@ -170,7 +213,7 @@ def _gradient_list(value: object, argument: str) -> list | None:
     if value is None:
         return None
     if isinstance(value, (list, tuple)):  # a torch gradient's own graph would grow with ours
-        return [detach_torch(g) if isinstance(g, torch.Tensor) else g for g in value]
+        return [detach_torch(g) if is_torch_data(g) else g for g in value]
     raise TypeError(f"{argument} must be a Tensor, a sequence of Tensors or None, not {type(value).__name__}")
 
 
@@ -201,7 +244,7 @@ def _roots_and_grads(tensors, grad_tensors, create_graph: bool = False):
             g = torch.ones_like(data)
         else:
             g_data = g._data if isinstance(g, Tensor) else g
-            if not isinstance(g_data, torch.Tensor):
+            if not is_torch_data(g_data):
                 raise TypeError(f"gradient must be a Tensor or None, got {type(g).__name__}")
             if g_data.shape != data.shape:
                 raise RuntimeError(
@@ -623,7 +666,7 @@ def _unpack_saved(node: Node) -> tuple:
     sources = getattr(node, "_saved_sources", None) or (None,) * len(saved)
     unpacked = []
     for t, source in zip(saved, sources):
-        if not isinstance(t, torch.Tensor):
+        if not is_torch_data(t):
             unpacked.append(t)
         elif source is None:
             unpacked.append(Tensor._make(t, None))
@@ -672,7 +715,7 @@ def _distribute(node: Node, inputs: tuple, out: tuple) -> None:
 
 
 def _add_grad(node: Node, nr: int, g) -> None:
-    add = _sum if isinstance(g, torch.Tensor) else operator.add
+    add = _sum if is_torch_data(g) else operator.add
     if node._n_outputs == 1:
         node._grad = g if node._grad is None else add(node._grad, g)
     else:

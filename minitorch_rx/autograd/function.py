@@ -24,6 +24,9 @@ from .tensor import Tensor, complex_grad_error
 from .torch_leaves import torch_operands
 
 _new_instance = object.__new__  # an instance without an __init__ call
+#: torch's kernels called on mt tensors themselves, not through ``Tensor.__torch_function__``.
+_kernels_on_ours = torch._C.DisableTorchFunctionSubclass
+_dtype = torch._C.TensorBase.dtype.__get__
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -208,12 +211,11 @@ class Function:
             node._inputs = (parent,)
         node._seq = _next_seq()
         node._grad = None
-        result = _new_instance(Tensor)
+        result = out.detach()  # the tensor handed out: an alias of the kernel's output, ours
+        result.__class__ = Tensor
         result._data = out
         result._node = node
         result._requires_grad = True
-        result._grad = result._acc = result._hooks = None
-        result._out_nr = 0
         # Record in the graph: a weak reference as the node's payload, edges from its inputs.
         ref = node._ref = _NodeRef(node, _remove_dead_node)
         ref._rx = node._rx = rxgraph
@@ -265,12 +267,15 @@ class ConstantOp(Function):
         node._inputs = (parent, None)
         node._seq = _next_seq()
         node._grad = None
-        result = _new_instance(Tensor)
-        result._data = cls.kernel(x._data, constant)
+        # The kernel runs on ``x`` itself (not its ``_data``): a torch method on the instance, with
+        # torch's dispatch to ``__torch_function__`` off; its output is fresh (the constant is a
+        # 0-dim tensor no one else holds, and these kernels always allocate), so it becomes the
+        # result itself, without an alias: its ``_data`` is made when first read (``Tensor._data``).
+        with _kernels_on_ours():
+            result = cls.kernel(x, constant)
+        result.__class__ = Tensor
         result._node = node
         result._requires_grad = True
-        result._grad = result._acc = result._hooks = None
-        result._out_nr = 0
         # Record in the graph, as in apply1.
         ref = node._ref = _NodeRef(node, _remove_dead_node)
         ref._rx = node._rx = rxgraph
@@ -298,43 +303,48 @@ class ConstantOp(Function):
         def method(self: Tensor, other: object) -> Tensor:
             kind = type(other)
             if kind is float or kind is int:
-                data = self._data
-                table = get(data.dtype)
-                constant = None if table is None else table.get(other)
-                if constant is not None:
-                    graph = state.recording
-                    parent = self._node
-                    if graph is None or type(self) is not Tensor or not self._requires_grad:
+                graph = state.recording
+                parent = self._node
+                if (
+                    graph is not None
+                    and type(self) is Tensor
+                    and self._requires_grad
+                    and (parent is None or parent._n_outputs == 1)
+                ):
+                    with _kernels_on_ours():
+                        table = get(_dtype(self))
+                        constant = None if table is None else table.get(other)
+                        out = None if constant is None else kernel(self, constant)
+                    if out is not None:
+                        rxgraph = graph._rx
+                        if parent is None:
+                            parent = accumulator(self, rxgraph)
+                        node = node_cls()
+                        node._saved = ()
+                        node._simple = shortcut
+                        node._n_outputs = 1
+                        node.needs_input_grad = needs
+                        node.constant = constant
+                        node._inputs = (parent, None)
+                        node._seq = _next_seq()
+                        node._grad = None
+                        out.__class__ = Tensor  # the kernel's fresh output is the result (see apply)
+                        out._node = node
+                        out._requires_grad = True
+                        ref = node._ref = _NodeRef(node, _remove_dead_node)
+                        ref._rx = node._rx = rxgraph
+                        if parent._rx is rxgraph:
+                            ref._index = node._index = rxgraph.add_child(parent._index, ref, None)
+                        else:
+                            ref._index = node._index = rxgraph.add_node(ref)
+                            node._foreign = True
+                            node._simple = False
+                        return out
+                else:
+                    table = get(self._data.dtype)
+                    constant = None if table is None else table.get(other)
+                    if constant is not None:
                         return apply(self, constant)
-                    rxgraph = graph._rx
-                    if parent is None:
-                        parent = accumulator(self, rxgraph)
-                    elif parent._n_outputs != 1:
-                        return apply(self, constant)
-                    node = node_cls()
-                    node._saved = ()
-                    node._simple = shortcut
-                    node._n_outputs = 1
-                    node.needs_input_grad = needs
-                    node.constant = constant
-                    node._inputs = (parent, None)
-                    node._seq = _next_seq()
-                    node._grad = None
-                    result = _new_instance(Tensor)
-                    result._data = kernel(data, constant)
-                    result._node = node
-                    result._requires_grad = True
-                    result._grad = result._acc = result._hooks = None
-                    result._out_nr = 0
-                    ref = node._ref = _NodeRef(node, _remove_dead_node)
-                    ref._rx = node._rx = rxgraph
-                    if parent._rx is rxgraph:
-                        ref._index = node._index = rxgraph.add_child(parent._index, ref, None)
-                    else:
-                        ref._index = node._index = rxgraph.add_node(ref)
-                        node._foreign = True
-                        node._simple = False
-                    return result
             return fallback(self, other)
 
         # A code object of its own for each operator: CPython specializes an attribute access per
@@ -465,12 +475,11 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
             raise complex_grad_error(f"{cls.__name__} would give a complex tensor that requires grad")
         if node._saved:
             node._saved_sources = _saved_sources(node._saved, datas, out)
-        result = _new_instance(Tensor)
+        result = out.detach()  # the tensor handed out: an alias of the kernel's output, ours
+        result.__class__ = Tensor
         result._data = out
         result._node = node
         result._requires_grad = True
-        result._grad = result._acc = result._hooks = None
-        result._out_nr = 0
         if cls.broadcasting:
             _record_fixups(node, args, out)
     if watched:

@@ -105,7 +105,7 @@ def call_hooks(hooks: list, grad, like_data: torch.Tensor):
         result = hook(grad if recorded else Tensor._make(grad, None))
         if result is None:
             continue
-        if isinstance(result, torch.Tensor):
+        if isinstance(result, torch.Tensor) and not isinstance(result, Tensor):
             result = Tensor._make(result, None)
         if not isinstance(result, Tensor):
             raise TypeError(f"hook '{_name(hook)}' returned {type(result).__name__}; expected a Tensor or None")
@@ -144,7 +144,9 @@ def run_output_hooks(node, grad):
 
 
 def _data(g):
-    return g if isinstance(g, torch.Tensor) else g._data
+    """A gradient's torch data: ``g`` itself, or an mt.Tensor's (``create_graph``)."""
+    data = getattr(g, "_data", None)
+    return g if data is None else data
 
 
 def _name(hook: Callable) -> str:

@@ -12,20 +12,22 @@ from collections.abc import Iterable, Iterator
 
 import torch
 
+from .tensor import is_torch_data
+
 # Tensors nested this deep in a ctx attribute still count (``ctx.key = (index_tensor, slice)``).
 _NESTED = (tuple, list)
 
 
 def _tensors_in(value: object) -> Iterator[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
+    if is_torch_data(value):
         yield value
     elif isinstance(value, _NESTED):
         for item in value:
-            if isinstance(item, torch.Tensor):
+            if is_torch_data(item):
                 yield item
     else:
         data = getattr(value, "_data", None)  # an mt.Tensor (saved under create_graph)
-        if isinstance(data, torch.Tensor):
+        if is_torch_data(data):
             yield data
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import torch
 
 from .graph import _NodeRef, _remove_dead_node
-from .tensor import Tensor
+from .tensor import Tensor, is_torch_data
 
 #: The creation sequence of nodes: backward runs them in its reverse order.
 next_seq = itertools.count().__next__
@@ -83,13 +83,13 @@ class Node:
         if len(tensors) == 2:  # binary ops, and unary ones that keep (input, output): no loop
             a, b = tensors
             self._saved_versions = (
-                a._version if isinstance(a, torch.Tensor) else None,
-                b._version if isinstance(b, torch.Tensor) else None,
+                a._version if is_torch_data(a) else None,
+                b._version if is_torch_data(b) else None,
             )
         else:
             versions = []
             for t in tensors:  # a loop, not map() or a comprehension: no Python frame per tensor
-                versions.append(t._version if isinstance(t, torch.Tensor) else None)
+                versions.append(t._version if is_torch_data(t) else None)
             self._saved_versions = tuple(versions)
 
     def mark_non_differentiable(self, *outputs: torch.Tensor) -> None:
@@ -201,7 +201,9 @@ def _owner_description(t: torch.Tensor) -> str:
     """
     import gc
 
-    for owner in gc.get_referrers(t):
+    # ``t`` is the ``_data`` of its owner's instance dict
+    owners = [o for d in gc.get_referrers(t) if type(d) is dict for o in gc.get_referrers(d)]
+    for owner in owners:
         if isinstance(owner, Tensor) and owner._data is t:
             if owner._node is None:
                 return ""
@@ -259,7 +261,7 @@ def pack_saved(node: Node, pack: Callable, unpack: Callable) -> None:
     """Replace what ``node`` saved by what ``pack`` makes of it (``saved_tensors_hooks``)."""
     packed = []
     for t in node._saved:
-        packed.append(pack(Tensor._make(t, None)) if isinstance(t, torch.Tensor) else _NotATensor(t))
+        packed.append(pack(Tensor._make(t, None)) if is_torch_data(t) else _NotATensor(t))
     node._saved = tuple(packed)
     node._saved_versions = (None,) * len(packed)
     node._unpack = unpack
@@ -283,7 +285,7 @@ def _unpacked(unpack: Callable, packed: tuple) -> tuple:
         t = unpack(p)
         if isinstance(t, Tensor):
             t = t._data
-        if not isinstance(t, torch.Tensor):
+        if not is_torch_data(t):
             raise TypeError(f"the unpack hook of saved_tensors_hooks must return a Tensor, got {type(t).__name__}")
         tensors.append(t)
     return tuple(tensors)

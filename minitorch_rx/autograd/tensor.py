@@ -16,7 +16,6 @@ from .hooks import RemovableHandle
 from .torch_function import dispatch as _dispatch
 from .torch_function import unwrap
 
-_new = object.__new__
 # (inside the class, ``torch`` is the method ``Tensor.torch``)
 _PRESERVE, _CONTIGUOUS = torch.preserve_format, torch.contiguous_format
 
@@ -73,15 +72,59 @@ def complex_grad_error(what: str) -> RuntimeError:
 
 
 def _rebuild(cls: type, data: torch.Tensor, requires_grad: bool) -> Tensor:
-    t = _new(cls)
-    t._data = data
-    t._node = t._grad = t._acc = t._hooks = None
-    t._out_nr = 0
-    t._requires_grad = requires_grad
+    """An unpickled ``mt.Tensor`` (or subclass ``cls``): ``__reduce_ex__``'s inverse."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)) or not isinstance(data, torch.Tensor):
+        raise TypeError(f"cannot rebuild an mt.Tensor as {cls!r} from {type(data).__name__}")
+    t = wrap(data, cls)
+    if requires_grad:
+        t._requires_grad = True
     return t
 
 
-class Tensor:
+_set_base_data = torch._C.TensorBase.data.__set__
+
+
+def rebind(t: Tensor, data: torch.Tensor) -> None:
+    """Make ``data`` the torch data of ``t`` (``_data``), and of ``t`` itself: the instance is a
+    torch.Tensor too, and must show torch code that reads it directly (not through
+    ``__torch_function__``) the same storage, shape and dtype. Also after an in-place change of
+    ``t._data``'s shape (``t._data.unsqueeze_(0)``): ``rebind(t, t._data)``."""
+    t._data = data
+    with torch._C.DisableTorchFunctionSubclass():
+        _set_base_data(t, data)
+
+
+class _LazyData:
+    """``t._data`` where it is not in ``t``'s dict: an op whose kernel's fresh output became the
+    tensor itself (``ConstantOp``) stores no alias; the first read makes one (torch's ``detach``
+    of the instance: the same storage and version counter, torch's own class) and keeps it.
+    A non-data descriptor, so that a ``_data`` in the dict is read without calling it."""
+
+    def __get__(self, t: Tensor | None, owner: type):
+        if t is None:
+            return self
+        with torch._C.DisableTorchFunctionSubclass():
+            data = torch._C.TensorBase.detach(t)
+        t._data = data
+        return data
+
+
+def is_torch_data(value: object) -> bool:
+    """Whether ``value`` is a torch tensor that is not an ``mt.Tensor`` (torch's own data)."""
+    return isinstance(value, torch.Tensor) and not isinstance(value, Tensor)
+
+
+def wrap(data: torch.Tensor, cls: type | None = None) -> Tensor:
+    """A new leaf ``mt.Tensor`` (or ``cls``) over torch ``data``: a fresh alias of ``data`` (its
+    storage and version counter), given this class; ``data`` itself, which the caller may hold, keeps
+    its type and becomes the alias's ``_data`` (what the engine computes on)."""
+    t = data.detach()
+    t.__class__ = cls or Tensor
+    t._data = data
+    return t
+
+
+class Tensor(torch.Tensor):
     """An n-dimensional array on torch data whose gradients come from minitorch_rx's engine.
 
     >>> import minitorch_rx as mt
@@ -91,56 +134,55 @@ class Tensor:
     tensor([2., 4., 6.])
     """
 
-    # ``_view_base`` is set only on views made by shape ops (``ops/shape.py``): the tensor whose
-    # memory they view; ``_views`` only on such bases: weak references to those views
-    # (``ops/inplace.py``). Read both with getattr(t, name, None).
-    __slots__ = (
-        "_data",
-        "_node",
-        "_requires_grad",
-        "_grad",
-        "_out_nr",
-        "_acc",
-        "_hooks",
-        "_view_base",
-        "_views",
-        "__weakref__",
-    )
+    # The engine's state lives in the instance's dict (a subclass of torch.Tensor with ``__slots__``
+    # could not take the ``__class__`` that makes an alias of a kernel's output ours, see ``wrap``);
+    # these class attributes are its defaults, and shadow torch's own ``_grad``. ``_view_base`` is set
+    # only on views made by shape ops (``ops/shape.py``): the tensor whose memory they view;
+    # ``_views`` only on such bases: weak references to those views (``ops/inplace.py``).
+    _data = _LazyData()
+    _node = None
+    _requires_grad = False
+    _grad = None
+    _out_nr = 0
+    _acc = None
+    _hooks = None
+    _view_base = None
+    _views = None
 
     # ``x.__array_priority__`` makes numpy defer ``ndarray + Tensor`` to ``Tensor.__radd__``.
     __array_priority__ = 1000
 
-    def __init__(self, *args: object, requires_grad: bool = False, device=None) -> None:
+    def __new__(cls, *args: object, requires_grad: bool = False, device=None) -> Tensor:
         """``mt.Tensor(torch_tensor, requires_grad=False)`` wraps it (no copy); as PyTorch's legacy constructor,
         ``mt.Tensor([1.0, 2.0])`` copies data and ``mt.Tensor(2, 3)`` allocates (uninitialized),
         both in the default dtype. ``mt.tensor(data)`` is the constructor to prefer."""
         if args and isinstance(args[0], torch.Tensor) and device is None and len(args) <= 2:
             data = args[0]
+            if isinstance(data, Tensor):
+                data = data._data
             if len(args) == 2:  # Tensor(data, requires_grad), the signature before the legacy forms
                 requires_grad = args[1]
         else:
             data = legacy_data(args, torch.get_default_dtype(), device)
-        self._data = detach_torch(data)
-        self._node = None
-        self._grad = None
-        self._out_nr = 0
-        self._acc = None
-        self._hooks = None
-        self._requires_grad = False
+        self = wrap(detach_torch(data), cls)
         if requires_grad:
             self.requires_grad_(True)
+        return self
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        """Everything is done by ``__new__`` (torch.Tensor's own ``__init__`` takes no arguments)."""
 
     @classmethod
     def _make(cls, data: torch.Tensor, node, out_nr: int = 0) -> Tensor:
         """Wrap op output ``data`` (no checks: the engine's hot path)."""
-        t = _new(cls)
+        t = data.detach()
+        t.__class__ = cls
         t._data = data
-        t._node = node
-        t._requires_grad = node is not None
-        t._grad = None
-        t._out_nr = out_nr
-        t._acc = None
-        t._hooks = None
+        if node is not None:
+            t._node = node
+            t._requires_grad = True
+            if out_nr:
+                t._out_nr = out_nr
         return t
 
     @classmethod
@@ -254,11 +296,13 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         if self._requires_grad and value.is_complex():
             raise complex_grad_error(f"a tensor that requires grad cannot take {value.dtype} data")
-        self._data = detach_torch(value)
+        rebind(self, detach_torch(value))
 
     def __reduce_ex__(self, protocol: int):
         """Pickled as its data and ``requires_grad`` (a leaf, as PyTorch pickles tensors), so that
-        multiprocessing, e.g. ``DataLoader`` workers started by spawn, can send mt tensors."""
+        multiprocessing, e.g. ``DataLoader`` workers started by spawn, can send mt tensors, and
+        ``torch.load(weights_only=True)`` reads them where minitorch_rx is imported (it allows
+        ``_rebuild`` and the tensor classes, see ``safe_globals``)."""
         return (_rebuild, (type(self), self._data, self._requires_grad))
 
     def __deepcopy__(self, memo: dict) -> Tensor:
@@ -276,13 +320,23 @@ class Tensor:
             result._grad = self._grad.__deepcopy__(memo)
         return result
 
+    def share_memory_(self) -> Tensor:
+        """Move the data to shared memory (a no-op if it is there already, or on a GPU) and return
+        this tensor, as torch's: processes given it (``minitorch_rx.multiprocessing``) see one memory."""
+        self._data.share_memory_()
+        return self
+
     # -------------------------------------------------------------- conversion
     def torch(self) -> torch.Tensor:
         """The underlying ``torch.Tensor``: no copy, no graph."""
         return self._data
 
-    def numpy(self):
-        return self._data.detach().cpu().numpy()
+    def numpy(self, *, force: bool = False):
+        """The data as a NumPy array sharing its memory (a CPU tensor); as torch, a tensor that
+        requires grad is refused unless ``force=True`` (which also copies a CUDA tensor to the CPU)."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data.numpy(force=force)
 
     def item(self) -> float | int | bool:
         return self._data.item()
@@ -413,7 +467,7 @@ class Tensor:
         if gradient is None and not create_graph and inputs is None:
             backward_scalar(self, retain_graph)
             return
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
+        backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------ device/dtype
     def to(self, *args, **kwargs) -> Tensor:
@@ -444,6 +498,14 @@ class Tensor:
             like = torch.empty(0, dtype=self._data.dtype, device=self._data.device).type(dtype)
             return self.to(device=like.device, dtype=like.dtype)
         return self.to(dtype)
+
+
+def safe_globals(*classes: type) -> None:
+    """Let ``torch.load(weights_only=True)`` rebuild ``classes`` (mt.Tensor and its subclasses)."""
+    torch.serialization.add_safe_globals([_rebuild, *classes])
+
+
+safe_globals(Tensor)
 
 
 def _conversion(dtype: torch.dtype, name: str) -> Callable:

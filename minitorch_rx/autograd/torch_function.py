@@ -53,7 +53,7 @@ def dispatch(func: Callable, args: tuple, kwargs: dict):
     Tensor = _tensor_class()
     if args and isinstance(args[0], torch.Tensor) and not isinstance(args[0], Tensor):
         if func in _OPERATORS:  # torch_tensor * mt_tensor, torch_tensor.mul(mt_tensor): recorded
-            method = getattr(Tensor, func.__name__, None)
+            method = own_attribute(func.__name__)
             return NotImplemented if method is None else method(_torch_operand(args[0]), *args[1:], **kwargs)
         if _torch_method_name(func) is not None:
             return _torch_self_method(func, args, kwargs)
@@ -81,7 +81,27 @@ def dispatch(func: Callable, args: tuple, kwargs: dict):
             f"{name} is not differentiable by minitorch_rx yet (called with minitorch_rx tensors that "
             "require grad); use x.detach() to call it as a constant"
         )
-    return func(*unwrap(args), **unwrap(kwargs))
+    datas = unwrap(args)
+    return _as_ours(func(*datas, **unwrap(kwargs)), args, datas)
+
+
+def _as_ours(result: object, args: tuple, datas: tuple) -> object:
+    """torch's ``result`` of a function run on the data of ``args``, as PyTorch hands a subclass's
+    results back: the mt tensor whose data it is (an in-place method returns its ``self``; its shape
+    may have changed, ``as_strided_``), or a new leaf mt tensor for new torch data."""
+    if isinstance(result, torch.Tensor):
+        for a, data in zip(args, datas):
+            if data is result and a is not data:
+                from .tensor import rebind
+
+                rebind(a, data)
+                return a
+        return result if isinstance(result, _tensor_class()) else _tensor_class()._make(result, None)
+    if type(result) in (list, tuple):
+        return type(result)(_as_ours(r, args, datas) for r in result)
+    if isinstance(result, tuple) and hasattr(type(result), "n_fields"):  # torch.return_types
+        return type(result)(tuple(_as_ours(r, args, datas) for r in result))
+    return result
 
 
 def _torch_self_method(func: Callable, args: tuple, kwargs: dict):
@@ -90,8 +110,7 @@ def _torch_self_method(func: Callable, args: tuple, kwargs: dict):
     if not (state.grad_enabled and _requires_grad((args, kwargs))):
         return func(*unwrap(args), **unwrap(kwargs))
     name = _torch_method_name(func)
-    Tensor = _tensor_class()
-    method = getattr(Tensor, name, None)
+    method = own_attribute(name)
     if method is None or _is_in_place(name):
         raise RuntimeError(
             f"torch.Tensor.{name} on a torch.Tensor with minitorch_rx tensors that require grad cannot "
@@ -110,7 +129,7 @@ def _dispatch_differentiating(func: Callable, args: tuple, kwargs: dict):
     if equivalent is not None:
         return equivalent(*args, **kwargs)
     name = getattr(func, "__name__", "")
-    if getattr(func, "__objclass__", None) is torch._C.TensorBase and hasattr(_tensor_class(), name):
+    if getattr(func, "__objclass__", None) is torch._C.TensorBase and own_attribute(name) is not None:
         # A torch.Tensor method called on torch data with mt.Tensor arguments (``zeros.scatter_(d,
         # i, grad)``, ``mask * grad``): the same method of the data as a constant mt.Tensor.
         Tensor = _tensor_class()
@@ -131,6 +150,7 @@ _NAMESPACES = (
     (torch.special, "special_", "minitorch_rx.special"),
     (torch.fft, "fft_", "minitorch_rx.fft"),
     (torch.nn.init, "", "minitorch_rx.init"),
+    (torch.autograd, "", "minitorch_rx.autograd"),
 )
 
 #: torch function -> (its qualified name, the minitorch_rx function of that name, the keywords
@@ -152,7 +172,7 @@ def _mt_function(func: Callable) -> tuple[str, Callable, frozenset | None] | Non
 def _find(func: Callable) -> tuple[str, Callable, frozenset | None] | None:
     method = _torch_method_name(func)
     if method is not None:
-        mt_method = getattr(_tensor_class(), method, None)
+        mt_method = own_attribute(method)
         return None if mt_method is None else (f"torch.Tensor.{method}", mt_method, _keywords(mt_method))
     name = getattr(func, "__name__", None)
     if not isinstance(name, str):
@@ -244,6 +264,18 @@ def _torch_operand(data: torch.Tensor):
     return torch_operand(data)
 
 
+def own_attribute(name: str, cls: type | None = None):
+    """``mt.Tensor``'s (or ``cls``'s) attribute ``name`` where minitorch_rx defines it, None where
+    only torch.Tensor, which it subclasses, does."""
+    cls = cls or _tensor_class()
+    for klass in cls.__mro__:
+        if klass is torch.Tensor:
+            return None
+        if name in klass.__dict__:
+            return getattr(cls, name)
+    return None
+
+
 def _tensor_class():
     from .tensor import Tensor
 
@@ -260,7 +292,7 @@ def metadata_properties(cls: type) -> None:
     access from CPython 3.11, so every ``t._data`` of the engine's hot paths took the generic
     lookup (the 1,000-op chain: 0.55-0.57x torch's time with it, 0.52-0.54x without)."""
     for name in sorted(_metadata_names()):
-        if not hasattr(cls, name):
+        if own_attribute(name, cls) is None:
             setattr(cls, name, property(operator.attrgetter(f"_data.{name}")))
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset, Subset
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from .datasets import NORMALIZATION
 
 
@@ -31,7 +31,7 @@ def images_and_labels(dataset: Dataset) -> tuple[torch.Tensor, torch.Tensor]:
     data, targets = getattr(dataset, "data", None), getattr(dataset, "targets", None)
     if data is None or targets is None:
         raise TypeError(f"{type(dataset).__name__} has no 'data' and 'targets' to hold in memory")
-    images = torch.as_tensor(np.asarray(data)) if not isinstance(data, torch.Tensor) else data
+    images = torch.as_tensor(np.asarray(data)) if not is_torch_data(data) else data
     if images.dtype != torch.uint8:
         raise TypeError(f"expected uint8 images, got {images.dtype}")
     if images.dim() == 3:  # MNIST: (N, H, W)

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset, Sampler
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 
 
 def _seed_worker(worker_id: int) -> None:
@@ -19,7 +19,7 @@ def _seed_worker(worker_id: int) -> None:
 
 
 def _wrap(batch):
-    if isinstance(batch, torch.Tensor):
+    if is_torch_data(batch):
         return Tensor._make(batch, None)
     if isinstance(batch, (list, tuple)):
         return type(batch)(_wrap(b) for b in batch)
@@ -83,7 +83,7 @@ class DataLoader:
 
 
 def _to_device(batch, device: torch.device):
-    if isinstance(batch, torch.Tensor):
+    if is_torch_data(batch):
         return batch.to(device, non_blocking=True)
     if isinstance(batch, (list, tuple)):
         return type(batch)(_to_device(b, device) for b in batch)

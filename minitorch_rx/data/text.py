@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from torch.utils.data import Dataset
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 
 _FILE = "tinyshakespeare.txt"
 
@@ -88,7 +88,7 @@ class TinyShakespeare(Dataset):
         """The text of token ids (an ``mt.Tensor``, torch tensor or sequence of ints)."""
         if isinstance(ids, Tensor):
             ids = ids._data
-        if isinstance(ids, torch.Tensor):
+        if is_torch_data(ids):
             if ids.is_floating_point() or ids.is_complex():
                 raise TypeError(f"TinyShakespeare.decode: ids must be integers, got dtype {ids.dtype}")
             ids = ids.reshape(-1).tolist()

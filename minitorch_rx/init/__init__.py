@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import torch
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from ..ops.constants import check_number
 
 __all__ = [
@@ -56,7 +56,7 @@ _LINEAR_FNS = (
 def _data(tensor: Tensor | torch.Tensor) -> torch.Tensor:
     if isinstance(tensor, Tensor):
         return tensor._data
-    if isinstance(tensor, torch.Tensor):
+    if is_torch_data(tensor):
         return tensor.detach()
     raise TypeError(f"expected an mt.Tensor or a torch.Tensor, got {type(tensor).__name__}")
 

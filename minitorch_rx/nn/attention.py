@@ -7,7 +7,7 @@ import math
 import torch
 
 from .. import init
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from ..ops import attention as attention_ops
 from ..ops.constants import check_number
 from ..ops.rnn_cells import unbind
@@ -23,7 +23,7 @@ def _float_mask(mask: Tensor | torch.Tensor | None, name: str, like: torch.Tenso
     if mask is None:
         return None
     data = mask._data if isinstance(mask, Tensor) else mask
-    if not isinstance(data, torch.Tensor):
+    if not is_torch_data(data):
         raise TypeError(f"{name} must be a Tensor or None, not {type(mask).__name__}")
     if data.dtype == torch.bool:
         return torch.zeros(data.shape, dtype=like.dtype, device=like.device).masked_fill(data, -math.inf)

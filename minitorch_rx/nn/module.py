@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import torch
 
 from ..autograd.hooks import RemovableHandle
-from ..autograd.tensor import Tensor, complex_grad_error
+from ..autograd.tensor import Tensor, complex_grad_error, is_torch_data, rebind
 from ..autograd.torch_leaves import torch_operands
 from . import module_hooks
 from .parameter import Parameter
@@ -110,7 +110,7 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for a in args:
-            if type(a) is not Tensor and isinstance(a, torch.Tensor):  # from torch (a Dataset, a transform): a constant
+            if type(a) is not Tensor and is_torch_data(a):  # from torch (a Dataset, a transform): a constant
                 args = torch_operands(args)
                 break
         hooks = self._module_hooks
@@ -390,9 +390,9 @@ class Module:
         for param in self._parameters.values():
             if param is None:
                 continue
-            param._data = fn(param._data)
+            rebind(param, fn(param._data))
             if param.grad is not None:
-                param.grad._data = fn(param.grad._data)
+                rebind(param.grad, fn(param.grad._data))
         for name, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[name] = Tensor._make(fn(buf._data), None)
@@ -420,6 +420,12 @@ class Module:
             return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, non_blocking)
 
         return self._apply(convert)
+
+    def share_memory(self) -> Module:
+        """Move every parameter's, gradient's and buffer's data to shared memory, as
+        ``torch.nn.Module.share_memory``: processes given the module (``minitorch_rx.multiprocessing``)
+        train one set of weights (hogwild)."""
+        return self._apply(lambda t: t.share_memory_())
 
     def cpu(self) -> Module:
         return self._apply(lambda t: t.cpu())
@@ -487,7 +493,7 @@ class Module:
             value = state_dict[key]
             if isinstance(value, Tensor):
                 source = value._data
-            elif isinstance(value, torch.Tensor):
+            elif is_torch_data(value):
                 source = value.detach()
             else:
                 error_msgs.append(

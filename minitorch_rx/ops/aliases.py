@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from ..creation import as_tensor
 from . import elementwise, linalg, shape, tile
 from .constants import tensor_arg
@@ -101,7 +101,7 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
         if data is obj._data and not requires_grad:
             return obj
         result = _constant(data)
-    elif copy is False or isinstance(obj, torch.Tensor):
+    elif copy is False or is_torch_data(obj):
         result = _constant(torch.asarray(obj, dtype=dtype, device=device, copy=copy))
     else:
         result = as_tensor(obj, dtype=dtype, device=device)

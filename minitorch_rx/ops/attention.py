@@ -17,7 +17,7 @@ import math
 import torch
 
 from ..autograd.function import Function
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from .constants import TENSOR_TYPES, not_a_tensor
 
 
@@ -96,7 +96,7 @@ class ScaledDotProductAttention(Function):
         survive = None
         if dropped is not None:
             survive = dropped * (0.0 if dropout_p == 1 else 1.0 / (1.0 - dropout_p))
-            survive = survive.to(p.dtype) if isinstance(survive, torch.Tensor) else survive
+            survive = survive.to(p.dtype) if is_torch_data(survive) else survive
         weights = p if survive is None else p * survive
         grad_v = _sum_groups(weights.transpose(-2, -1).matmul(grad_out), groups)
         weights = None
@@ -110,7 +110,7 @@ class ScaledDotProductAttention(Function):
             grad_bias = p * (grad_p - (grad_p * p).sum(-1, keepdim=True))
             grad_scores = grad_bias * scale
             grad_bias = _reduce_to(grad_bias, bias.shape)
-        elif isinstance(grad_p, torch.Tensor) and grad_p.shape == p.shape:  # first order: in place, no temporaries
+        elif is_torch_data(grad_p) and grad_p.shape == p.shape:  # first order: in place, no temporaries
             grad_scores = grad_p.sub_((grad_p * p).sum(-1, keepdim=True)).mul_(p).mul_(scale)
         else:
             grad_scores = p * (grad_p - (grad_p * p).sum(-1, keepdim=True)) * scale
@@ -225,7 +225,7 @@ def scaled_dot_product_attention(
             raise RuntimeError(
                 "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
             )
-        if not isinstance(mask, torch.Tensor):
+        if not is_torch_data(mask):
             raise TypeError(f"scaled_dot_product_attention: attn_mask must be a Tensor, not {type(mask).__name__}")
         if mask.dtype != torch.bool and mask.dtype != q.dtype:
             raise RuntimeError(

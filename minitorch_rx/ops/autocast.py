@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 
 
 class _AutocastState:
@@ -27,7 +27,7 @@ state = _AutocastState()
 
 def _cast(t: object, dtype_of_device: dict[str, torch.dtype], fixed: torch.dtype | None) -> object:
     data = t._data if isinstance(t, Tensor) else t
-    if not isinstance(data, torch.Tensor) or not data.is_floating_point() or data.dtype == torch.float64:
+    if not is_torch_data(data) or not data.is_floating_point() or data.dtype == torch.float64:
         return t
     dtype = dtype_of_device.get(data.device.type)
     if dtype is None:

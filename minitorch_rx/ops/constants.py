@@ -22,7 +22,7 @@ import numbers
 
 import torch
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from ..autograd.torch_leaves import torch_operand
 
 
@@ -49,7 +49,7 @@ def operand(value: object, like: torch.Tensor) -> object:
     become 0-dim tensors."""
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, torch.Tensor):
+    if is_torch_data(value):
         return torch_operand(value)
     kind = type(value)
     if kind is float or kind is int:
@@ -77,7 +77,7 @@ def tensor_arg(
     autograd), ``None`` passes where ``optional``, anything else is PyTorch's TypeError."""
     if isinstance(value, Tensor) or (value is None and optional):
         return value
-    if isinstance(value, torch.Tensor):
+    if is_torch_data(value):
         return torch_operand(value)
     raise not_a_tensor(function, value, argument, position)
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import torch
 
 from ..autograd.function import Function
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from .constants import tensor_arg
 from .loss import MEAN, NONE, SUM, _reduction
 
@@ -153,7 +153,7 @@ class CTCLoss(Function):
 def _lengths(name: str, lengths: object, batch: int, device: torch.device) -> torch.Tensor:
     if isinstance(lengths, Tensor):
         lengths = lengths._data
-    if isinstance(lengths, torch.Tensor):
+    if is_torch_data(lengths):
         values = lengths.to(device=device, dtype=torch.long).reshape(-1)
     elif isinstance(lengths, int):
         values = torch.tensor([lengths], dtype=torch.long, device=device)
@@ -193,7 +193,7 @@ def ctc_loss(
     """
     log_probs = tensor_arg(log_probs, "ctc_loss", "log_probs", 1)
     targets = tensor_arg(targets, "ctc_loss", "targets", 2)
-    if isinstance(log_probs, torch.Tensor):
+    if is_torch_data(log_probs):
         log_probs = Tensor._make(log_probs, None)
     reduction_enum = _reduction(reduction)
     target_data = targets._data if isinstance(targets, Tensor) else targets

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import ConstantOp, Function
-from ..autograd.tensor import Tensor, detach_torch
+from ..autograd.tensor import Tensor, detach_torch, is_torch_data
 from .autocast import state as autocast_state
 from .autocast import to_float32_on_gpu
 from .constants import _cache as _constants
@@ -97,7 +97,7 @@ class DivRounding(Function):
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode):
-        ctx.shapes = a.shape, b.shape if isinstance(b, torch.Tensor) else None
+        ctx.shapes = a.shape, b.shape if is_torch_data(b) else None
         return torch.div(a, b, rounding_mode=rounding_mode)
 
     @staticmethod
@@ -480,7 +480,7 @@ def _tensor_operand(value, like, function: str):
 def clone(input: Tensor, *, memory_format: torch.memory_format = torch.preserve_format) -> Tensor:
     """A copy of ``input`` (new memory), recorded: its gradient flows back unchanged."""
     if not isinstance(input, Tensor):
-        if not isinstance(input, torch.Tensor):
+        if not is_torch_data(input):
             raise not_a_tensor("clone", input)
         input = Tensor._make(input, None)
     return Clone.apply1(input, memory_format)
@@ -494,7 +494,7 @@ def where(condition, input=None, other=None) -> Tensor:
 
         return nonzero(tensor_arg(condition, "where", "condition"), as_tuple=True)
     condition = condition._data if isinstance(condition, Tensor) else condition
-    if not isinstance(condition, torch.Tensor):
+    if not is_torch_data(condition):
         raise not_a_tensor("where", condition, "condition")
     if condition.dtype != torch.bool:
         raise RuntimeError(
@@ -503,6 +503,6 @@ def where(condition, input=None, other=None) -> Tensor:
         )
     like = input if isinstance(input, Tensor) else other
     if not isinstance(like, Tensor):  # torch tensors and numbers only: used detached
-        input, other = (detach_torch(v) if isinstance(v, torch.Tensor) else v for v in (input, other))
+        input, other = (detach_torch(v) if is_torch_data(v) else v for v in (input, other))
         return Tensor._make(torch.where(condition, input, other), None)
     return Where.apply(condition, operand(input, like._data), operand(other, like._data))

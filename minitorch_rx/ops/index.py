@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import Function
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, tensor_arg
 from .dims import normalize_dim
 from .inplace import _recording, rebase
@@ -351,7 +351,7 @@ class IndexCopy(Function):
 class IndexFill(Function):
     @staticmethod
     def forward(ctx, x, dim, index, value):
-        ctx.meta = (dim, value.dtype if isinstance(value, torch.Tensor) else None)
+        ctx.meta = (dim, value.dtype if is_torch_data(value) else None)
         ctx.save_for_backward(index)
         return x.index_fill(dim, index, value)
 

@@ -20,7 +20,7 @@ import torch
 
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad, state
-from ..autograd.tensor import Tensor, detach_torch
+from ..autograd.tensor import Tensor, detach_torch, is_torch_data
 from .constants import dtype_name
 from .elementwise import clamp
 
@@ -204,7 +204,7 @@ def _may_overlap(size, stride) -> bool:
 def _data(value):
     if isinstance(value, Tensor):
         return value._data
-    return detach_torch(value) if isinstance(value, torch.Tensor) else value
+    return detach_torch(value) if is_torch_data(value) else value
 
 
 def inplace_binary(target: Tensor, other, out_of_place, torch_method: str, **kwargs) -> Tensor:
@@ -259,7 +259,7 @@ def split_index(index) -> tuple[tuple, list[torch.Tensor]]:
     items = index if isinstance(index, tuple) else (index,)
     template, tensors = [], []
     for item in items:
-        if isinstance(item, torch.Tensor):
+        if is_torch_data(item):
             template.append(_SAVED)
             tensors.append(item)
         else:
@@ -286,7 +286,7 @@ class IndexPut(Function):
     def forward(ctx, x, index, value):
         ctx.key_template, index_tensors = split_index(index)  # not ctx.index: the node's graph index
         ctx.save_for_backward(*index_tensors)
-        ctx.value_meta = (value.shape, value.dtype) if isinstance(value, torch.Tensor) else None
+        ctx.value_meta = (value.shape, value.dtype) if is_torch_data(value) else None
         out = x.clone()
         out[index] = value
         return out

@@ -7,7 +7,7 @@ import math
 import torch
 
 from ..autograd.function import Function
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from .autocast import state as autocast_state
 from .autocast import to_autocast_dtype, to_float32_on_gpu
 from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, tensor_arg
@@ -127,7 +127,7 @@ class Einsum(Function):
     def backward(ctx, grad):
         operands = ctx.saved_tensors
         terms, output, fresh = _explicit_terms(ctx.equation, [o.shape for o in operands])
-        run = torch.einsum if isinstance(grad, torch.Tensor) else einsum
+        run = torch.einsum if is_torch_data(grad) else einsum
         grads = [None]
         for i, needed in enumerate(ctx.needs_input_grad[1:]):
             if not needed:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import Function
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from .constants import tensor_arg
 from .out_arg import castable, same_dtype, writes_out
 from .shape import cat
@@ -21,7 +21,7 @@ from .shape import cat
 
 def _torch(*tensors) -> bool:
     """Whether a backward runs on raw torch data (first order) rather than recorded tensors."""
-    return all(t is None or isinstance(t, torch.Tensor) for t in tensors)
+    return all(t is None or is_torch_data(t) for t in tensors)
 
 
 def _solve(A, B, left: bool = True):
@@ -40,7 +40,7 @@ def _cat(tensors, dim: int):
 
 def _eye_like(A, n: int):
     eye = torch.eye(n, dtype=A.dtype, device=A.device)
-    return eye if isinstance(A, torch.Tensor) else Tensor._make(eye, None)
+    return eye if is_torch_data(A) else Tensor._make(eye, None)
 
 
 class Solve(Function):

@@ -13,7 +13,7 @@ import math
 import torch
 
 from ..autograd.function import Function
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from .autocast import state as autocast_state
 from .autocast import to_float32_on_gpu
 from .constants import TENSOR_TYPES, not_a_tensor, operand, tensor_arg
@@ -429,7 +429,7 @@ def _unary(cls: type[Function], name: str, float32_on_gpu: bool = False):
 def _as_tensor(value, name: str) -> Tensor:
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, torch.Tensor):
+    if is_torch_data(value):
         return Tensor._make(value, None)
     raise not_a_tensor(name, value)
 

@@ -15,7 +15,7 @@ import math
 import torch
 
 from ..autograd.function import Function, LinearMap, call
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from ..autograd.torch_function import recorded_equivalent
 from ..autograd.torch_function import unwrap as _data
 from . import activation, elementwise, linalg, pool, shape
@@ -25,7 +25,7 @@ aten = torch.ops.aten
 
 
 def _wrap(t):
-    return t if isinstance(t, Tensor) or not isinstance(t, torch.Tensor) else Tensor._make(t, None)
+    return t if isinstance(t, Tensor) or not is_torch_data(t) else Tensor._make(t, None)
 
 
 @recorded_equivalent(torch.where)

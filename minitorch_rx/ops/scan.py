@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import Function
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from .autocast import state as autocast_state
 from .autocast import to_float32_on_gpu
 from .constants import tensor_arg
@@ -14,7 +14,7 @@ from .dims import normalize_dim
 
 def _reverse_cumsum(t, dim: int):
     """``out[i] = sum of t[j] for j >= i`` along ``dim``."""
-    if isinstance(t, torch.Tensor):
+    if is_torch_data(t):
         return t.flip(dim).cumsum(dim).flip(dim)
     # Recorded (second order): the same sums from ops that mt.Tensor has.
     return t.sum(dim, keepdim=True) - t.cumsum(dim) + t
@@ -63,7 +63,7 @@ class CumProd(Function):
         zero = x == 0
         if not bool(zero.any()):
             return (_reverse_cumsum(grad * out, dim) / x).to(input_dtype), None, None
-        if not isinstance(grad, torch.Tensor):
+        if not is_torch_data(grad):
             return _cumprod_backward_recorded(grad, x, dim).to(input_dtype), None, None
         zeros_so_far = zero.long().cumsum(dim)
         first_zero = zero & (zeros_so_far == 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..autograd.function import Function, LinearMap, call
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data, rebind
 from ..autograd.torch_leaves import torch_operand
 from .constants import TENSOR_TYPES, not_a_tensor, tensor_arg
 from .dims import int_tuple, normalize_dim
@@ -137,7 +137,7 @@ class _IndexScatter:
 
     def __call__(self, grad: torch.Tensor) -> torch.Tensor:
         full = torch.zeros(self.shape, dtype=self.dtype, device=self.device)
-        if isinstance(self.index, torch.Tensor):
+        if is_torch_data(self.index):
             full.view(-1).index_add_(0, self.index.reshape(-1), grad.reshape(-1).to(self.dtype))
         else:
             full[self.index] = grad
@@ -153,7 +153,7 @@ class _IndexGather:
         self.index = index
 
     def __call__(self, grad):
-        if isinstance(self.index, torch.Tensor):
+        if is_torch_data(self.index):
             return call(Index, grad.reshape(-1), self.index.reshape(-1)).reshape(self.index.shape)
         return call(Index, grad, self.index)
 
@@ -293,6 +293,7 @@ def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
         history = Transpose.apply(input, dim0, dim1)
         input._node, input._out_nr = history._node, 0
     input._data.transpose_(dim0, dim1)
+    rebind(input, input._data)
     return input
 
 
@@ -305,6 +306,7 @@ def squeeze_(input: Tensor, dim: int | tuple | None = None) -> Tensor:
         input._data.squeeze_()
     else:
         input._data.squeeze_(dim)
+    rebind(input, input._data)
     return input
 
 
@@ -314,6 +316,7 @@ def unsqueeze_(input: Tensor, dim: int) -> Tensor:
     if _recording(input, ()):
         input._node, input._out_nr = unsqueeze(input, dim)._node, 0
     input._data.unsqueeze_(dim)
+    rebind(input, input._data)
     return input
 
 
@@ -456,7 +459,7 @@ def _target(data: torch.Tensor, args: tuple, kwargs: dict) -> tuple[torch.dtype,
             continue
         elif isinstance(a, (str, torch.device, int)):
             device = a
-        elif isinstance(a, torch.Tensor):
+        elif is_torch_data(a):
             dtype, device = a.dtype, a.device
         else:
             raise TypeError(f"to() expects a device, a dtype or a Tensor, but got {type(a).__name__}")

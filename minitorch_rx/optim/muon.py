@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 from ..ops.constants import check_number
 from ._state import check_numbers
 from .optimizer import Optimizer, ParamsT, check_lr, params_with_grad
@@ -102,7 +102,7 @@ def _torch_lr(lr):
     """A tensor ``lr`` stays a (0-dim) tensor, as in torch's Muon: its products are float32 then."""
     if isinstance(lr, Tensor):
         lr = lr._data
-    return lr.squeeze() if isinstance(lr, torch.Tensor) and lr.dim() != 0 else lr
+    return lr.squeeze() if is_torch_data(lr) and lr.dim() != 0 else lr
 
 
 def _newton_schulz(grad: torch.Tensor, coefficients: tuple, steps: int, eps: float) -> torch.Tensor:

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from ..autograd.grad_mode import enable_grad
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 
 ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
 
@@ -245,7 +245,7 @@ def _copy_to(param: Tensor, value: Any, name: str) -> Any:
     """A copy of one saved state entry, placed like ``param`` (torch's casting policy)."""
     if isinstance(value, Tensor):
         value = value._data
-    if not isinstance(value, torch.Tensor):
+    if not is_torch_data(value):
         return value
     if name == "step":
         return value.clone()

@@ -5,7 +5,7 @@ and a ``DataLoader`` that yields ``mt.Tensor`` batches.
 holds); each batch's torch tensors are wrapped (no copy) as ``mt.Tensor`` s that need no gradient,
 so every op takes them. ``default_collate`` (torch's, whichever loader calls it) stacks ``mt.Tensor``
 samples too: importing minitorch_rx registers them in ``default_collate_fn_map``, the extension point
-torch documents for it, and the batch is the stacked torch data.
+torch documents for it, and the batch is an ``mt.Tensor`` (from worker processes too).
 
 >>> import minitorch_rx as mt
 >>> dataset = mt.utils.data.TensorDataset(mt.arange(6.0).reshape(3, 2), mt.tensor([0, 1, 0]))
@@ -43,7 +43,7 @@ from torch.utils.data import (
 )
 from torch.utils.data._utils.collate import collate_tensor_fn, default_collate_fn_map
 
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, is_torch_data
 
 __all__ = [
     "BatchSampler",
@@ -72,7 +72,7 @@ __all__ = [
 def as_mt(batch: object) -> object:
     """``batch`` with every torch tensor in it (nested in tuples, named tuples, lists and mappings)
     wrapped as an ``mt.Tensor`` sharing its memory."""
-    if isinstance(batch, torch.Tensor):
+    if is_torch_data(batch):
         return Tensor._make(batch if type(batch) is torch.Tensor else batch.as_subclass(torch.Tensor), None)
     if isinstance(batch, Mapping):
         return {key: as_mt(value) for key, value in batch.items()}
@@ -91,8 +91,10 @@ class DataLoader(torch.utils.data.DataLoader):
         return map(as_mt, super().__iter__())
 
 
-def _collate_mt_tensors(batch: list[Tensor], *, collate_fn_map: dict | None = None) -> torch.Tensor:
-    return collate_tensor_fn([t._data for t in batch], collate_fn_map=collate_fn_map)
+def _collate_mt_tensors(batch: list[Tensor], *, collate_fn_map: dict | None = None) -> Tensor:
+    """The samples stacked as torch's ``collate_tensor_fn`` stacks them (into shared memory in a
+    worker process), as a new ``mt.Tensor``: a torch ``DataLoader`` hands back our batches."""
+    return Tensor._make(collate_tensor_fn([t._data for t in batch], collate_fn_map=collate_fn_map), None)
 
 
 default_collate_fn_map[Tensor] = _collate_mt_tensors

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import torch
 
-from ...autograd.tensor import Tensor
+from ...autograd.tensor import Tensor, is_torch_data
 from ...ops.pad import pad
 from ...ops.shape import cat, getitem, stack, transpose
 
@@ -38,7 +38,7 @@ __all__ = [
 
 
 def _as_mt(t: Tensor | torch.Tensor) -> Tensor:
-    return Tensor._make(t, None) if isinstance(t, torch.Tensor) else t
+    return Tensor._make(t, None) if is_torch_data(t) else t
 
 
 def _index_tensor(values: Tensor | torch.Tensor | None) -> Tensor | None:
