@@ -213,9 +213,7 @@ class Function:
         node._grad = None
         result = out.detach()  # the tensor handed out: an alias of the kernel's output, ours
         result.__class__ = Tensor
-        result._data = out
-        result._node = node
-        result._requires_grad = True
+        result.__dict__ = {"_data": out, "_node": node, "_requires_grad": True}  # one store, not three
         # Record in the graph: a weak reference as the node's payload, edges from its inputs.
         ref = node._ref = _NodeRef(node, _remove_dead_node)
         ref._rx = node._rx = rxgraph
@@ -274,8 +272,7 @@ class ConstantOp(Function):
         with _kernels_on_ours():
             result = cls.kernel(x, constant)
         result.__class__ = Tensor
-        result._node = node
-        result._requires_grad = True
+        result.__dict__ = {"_node": node, "_requires_grad": True}
         # Record in the graph, as in apply1.
         ref = node._ref = _NodeRef(node, _remove_dead_node)
         ref._rx = node._rx = rxgraph
@@ -329,8 +326,7 @@ class ConstantOp(Function):
                         node._seq = _next_seq()
                         node._grad = None
                         out.__class__ = Tensor  # the kernel's fresh output is the result (see apply)
-                        out._node = node
-                        out._requires_grad = True
+                        out.__dict__ = {"_node": node, "_requires_grad": True}
                         ref = node._ref = _NodeRef(node, _remove_dead_node)
                         ref._rx = node._rx = rxgraph
                         if parent._rx is rxgraph:
@@ -477,9 +473,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
             node._saved_sources = _saved_sources(node._saved, datas, out)
         result = out.detach()  # the tensor handed out: an alias of the kernel's output, ours
         result.__class__ = Tensor
-        result._data = out
-        result._node = node
-        result._requires_grad = True
+        result.__dict__ = {"_data": out, "_node": node, "_requires_grad": True}  # one store, not three
         if cls.broadcasting:
             _record_fixups(node, args, out)
     if watched:

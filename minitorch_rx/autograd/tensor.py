@@ -177,12 +177,12 @@ class Tensor(torch.Tensor):
         """Wrap op output ``data`` (no checks: the engine's hot path)."""
         t = data.detach()
         t.__class__ = cls
-        t._data = data
-        if node is not None:
-            t._node = node
-            t._requires_grad = True
-            if out_nr:
-                t._out_nr = out_nr
+        if node is None:
+            t.__dict__ = {"_data": data}
+        elif out_nr:
+            t.__dict__ = {"_data": data, "_node": node, "_requires_grad": True, "_out_nr": out_nr}
+        else:
+            t.__dict__ = {"_data": data, "_node": node, "_requires_grad": True}
         return t
 
     @classmethod
