@@ -198,11 +198,15 @@ def constructor_argument(name: str) -> object:
 @pytest.fixture(autouse=True)
 def global_settings_restored():
     """``mt.set_printoptions`` takes any value as torch's does (a tensor for ``precision`` breaks
-    every later repr), and ``mt.set_default_dtype`` is global: both are undone after each sweep."""
+    every later repr), and ``mt.set_default_dtype`` and ``mt.set_deterministic_debug_mode`` (a 1
+    turns torch's deterministic algorithms on, which later tests' kernels refuse) are global: all
+    are undone after each sweep."""
     options, dtype = torch._tensor_str.get_printoptions(), torch.get_default_dtype()
+    debug_mode = torch.get_deterministic_debug_mode()
     yield
     torch.set_printoptions(**options)
     torch.set_default_dtype(dtype)
+    torch.set_deterministic_debug_mode(debug_mode)
 
 
 @pytest.mark.parametrize("name", list(ENTRY_POINTS))
