@@ -265,6 +265,41 @@ def test_to_accepts_a_device_and_a_dtype_keyword():
     assert layer.weight.device.type == "cpu" and layer.bias.dtype == torch.float64
 
 
+TO_POSITIONAL_FORMS = [
+    ("cpu", None, False),  # what torch's own Module.to calls on every tensor a module holds
+    (None, torch.float64),
+    (None,),
+    (None, None, False, True),
+    ("cpu", torch.float64, False, True),
+    (torch.float32, False, True),
+    (torch.float64, True),
+    ("other", False, True),
+    ("other",),
+]
+
+
+@pytest.mark.parametrize("form", TO_POSITIONAL_FORMS, ids=repr)
+def test_tensor_to_takes_torchs_positional_forms(form):
+    x = mt.randn(3, requires_grad=True)
+    data = x.detach()._data
+    other = torch.zeros(1, dtype=torch.float64)
+    ours = x.to(*(other if a == "other" else a for a in form))
+    theirs = data.to(*(other if a == "other" else a for a in form))
+    assert (ours is x) == (theirs is data)
+    assert ours.dtype == theirs.dtype and ours.device == theirs.device
+    assert ours.grad_fn is None if ours is x else ours.grad_fn is not None
+    ours.sum().backward()
+    assert torch.equal(x.grad._data, torch.ones(3))
+
+
+def test_module_to_takes_torchs_positional_form():
+    block, torch_block = Block(), TorchBlock()
+    for form in [("cpu", None, False), (None, torch.float64, False), ("cpu", torch.float32, True)]:
+        block.to(*form)
+        torch_block.to(*form)
+        assert [t.dtype for t in block.state_dict().values()] == [t.dtype for t in torch_block.state_dict().values()]
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_cuda_moves_parameters_and_buffers_keeping_parameter_identity():
     block = Block()

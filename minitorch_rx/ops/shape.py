@@ -425,11 +425,11 @@ def stack(tensors, dim: int = 0) -> Tensor:
 def to(input: Tensor, *args, **kwargs) -> Tensor:
     """Move or cast, as ``torch.Tensor.to``; a cast to a non-float dtype leaves the graph."""
     args = tuple(a._data if isinstance(a, Tensor) else a for a in args)
-    out_dtype, out_device = _target(input._data, args, kwargs)
+    out_dtype, out_device, copy = _target(input._data, args, kwargs)
     if (
         out_dtype == input._data.dtype
         and out_device == input._data.device
-        and not kwargs.get("copy", False)
+        and not copy
         and kwargs.get("memory_format", torch.preserve_format) in (torch.preserve_format, _memory_format(input._data))
     ):
         return input
@@ -448,14 +448,18 @@ def _memory_format(data: torch.Tensor) -> torch.memory_format | None:
 _TO_KEYWORDS = frozenset({"device", "dtype", "non_blocking", "copy", "memory_format"})
 
 
-def _target(data: torch.Tensor, args: tuple, kwargs: dict) -> tuple[torch.dtype, torch.device]:
+def _target(data: torch.Tensor, args: tuple, kwargs: dict) -> tuple[torch.dtype, torch.device, bool]:
+    """The dtype, device and copy flag of ``to(*args, **kwargs)``, by position as torch's three forms:
+    ``(device=None, dtype=None, non_blocking, copy)``, ``(dtype, non_blocking, copy)``, ``(other, ...)``."""
     if kwargs and not _TO_KEYWORDS.issuperset(kwargs):
         raise TypeError(f"to() got an unexpected keyword argument '{min(set(kwargs) - _TO_KEYWORDS)}'")
     dtype, device = kwargs.get("dtype"), kwargs.get("device")
+    flags = [a for a in args if isinstance(a, bool)]  # non_blocking, then copy, given by position
+    copy = kwargs.get("copy", False) or (len(flags) > 1 and flags[1])
     for a in args:
         if isinstance(a, torch.dtype):
             dtype = a
-        elif isinstance(a, bool):  # non_blocking or copy, given by position
+        elif a is None or isinstance(a, bool):  # a device or dtype given as None (Module.to's form)
             continue
         elif isinstance(a, (str, torch.device, int)):
             device = a
@@ -468,7 +472,7 @@ def _target(data: torch.Tensor, args: tuple, kwargs: dict) -> tuple[torch.dtype,
     device = data.device if device is None else torch.device(device)
     if device.type == "cuda" and device.index is None and data.is_cuda:
         device = data.device
-    return (data.dtype if dtype is None else dtype), device
+    return (data.dtype if dtype is None else dtype), device, copy
 
 
 # ------------------------------------------------------------------ compositions of the above
