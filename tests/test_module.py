@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import importlib
+import inspect
 from collections import OrderedDict
 
 import pytest
@@ -542,3 +544,55 @@ def test_module_dict_behaves_like_an_ordered_dict():
 def test_module_dict_update_rejects_bad_pairs():
     with pytest.raises(ValueError, match="ModuleDict update sequence element #0 has length 3; 2 is required"):
         nn.ModuleDict().update([("a", nn.ReLU(), 1)])
+
+
+# ------------------------------------------------------------------ torch.nn.modules.* paths
+def test_nn_modules_paths_hold_our_classes_under_torchs_names():
+    for name in mt.nn.modules.__all__:
+        ours, theirs = getattr(mt.nn.modules, name), getattr(torch.nn.modules, name)
+        if inspect.ismodule(ours):
+            assert ours.__all__ and all(hasattr(theirs, k) for k in ours.__all__), name
+            assert all(getattr(ours, k) is getattr(mt.nn, k) for k in ours.__all__ if hasattr(mt.nn, k))
+        else:
+            assert ours is getattr(mt.nn, name, ours) and ours.__name__ == theirs.__name__
+
+
+def _focal_loss_program(nn_, F, optim):
+    """A loss ported as a user would: ``class FocalLoss(_Loss)`` from ``torch.nn.modules.loss``."""
+    _Loss = importlib.import_module(nn_.__name__ + ".modules.loss")._Loss
+
+    class FocalLoss(_Loss):
+        def __init__(self, gamma: float = 2.0, reduction: str = "mean") -> None:
+            super().__init__(reduction=reduction)
+            self.gamma = gamma
+
+        def forward(self, input, target):
+            logp = F.log_softmax(input, dim=1).gather(1, target.unsqueeze(1)).squeeze(1)
+            loss = -((1 - logp.exp()) ** self.gamma) * logp
+            return loss.mean() if self.reduction == "mean" else loss.sum()
+
+    gen = torch.Generator().manual_seed(0)
+    x, y = torch.randn(32, 5, generator=gen, dtype=torch.float64), torch.randint(0, 3, (32,), generator=gen)
+    w = torch.randn(3, 5, generator=gen, dtype=torch.float64)
+    model = nn_.Linear(5, 3).double()
+    with torch.no_grad():
+        model.weight.copy_(w), model.bias.zero_()
+    criterion, opt = FocalLoss(reduction="sum"), optim.SGD(model.parameters(), lr=0.05)
+    assert criterion.reduction == "sum"
+    losses = []
+    for _ in range(5):
+        opt.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+def test_a_loss_ported_from_torch_nn_modules_loss_trains_as_on_torch():
+    from minitorch_rx.nn.modules.loss import _Loss
+
+    assert _Loss is mt.nn.loss._Loss
+    ours = _focal_loss_program(mt.nn, mt.nn.functional, mt.optim)
+    theirs = _focal_loss_program(torch.nn, torch.nn.functional, torch.optim)
+    assert ours == theirs and ours[-1] < ours[0]

@@ -10,7 +10,7 @@ torch.Size([3, 2])
 import sys
 
 from .. import init
-from . import functional, parallel, utils
+from . import functional, modules, parallel, utils
 from .activation import (
     CELU,
     ELU,
@@ -332,6 +332,7 @@ __all__ = [
     "ZeroPad3d",
     "functional",
     "init",
+    "modules",
     "parallel",
     "utils",
 ]
