@@ -447,7 +447,7 @@ def test_repr_lists_group_options():
         (lambda p: optim.SGD([], lr=0.1), ValueError, "optimizer got an empty parameter list"),
         (lambda p: optim.SGD(p[0], lr=0.1), TypeError, "should be an iterable of Tensors or dicts"),
         (
-            lambda p: optim.SGD([torch.zeros(2)], lr=0.1),
+            lambda p: optim.SGD([1.0], lr=0.1),
             TypeError,
             "optimizer can only optimize Tensors",
         ),

@@ -10,7 +10,7 @@ import torch
 from ..autograd.tensor import Tensor
 from ..ops.constants import check_number
 from .adam import _step_tensor
-from .optimizer import Optimizer, check_lr, params_with_grad
+from .optimizer import Optimizer, check_lr, data_of, params_with_grad
 
 __all__ = [
     "PerParameterOptimizer",
@@ -42,7 +42,7 @@ class PerParameterOptimizer(Optimizer):
         for group in self.param_groups:
             params, grads = params_with_grad(group)
             for param, grad in zip(params, grads, strict=True):
-                update(param._data, grad, self._state_for(param, group), group)
+                update(data_of(param), grad, self._state_for(param, group), group)
         return loss
 
     def buffers(self, group: dict[str, Any]) -> tuple[str, ...]:
@@ -54,9 +54,9 @@ class PerParameterOptimizer(Optimizer):
         if len(state) == 0:
             for name, value in self.SCALARS.items():
                 on_device = name in self.ON_PARAM_DEVICE or group.get("capturable", False)
-                state[name] = scalar_tensor(value, param._data.device if on_device else None)
+                state[name] = scalar_tensor(value, data_of(param).device if on_device else None)
             for name in self.buffers(group):
-                state[name] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
+                state[name] = torch.zeros_like(data_of(param), memory_format=torch.preserve_format)
         return state
 
     def _after_load(self) -> None:

@@ -8,7 +8,7 @@ import torch
 
 from ..autograd.tensor import Tensor
 from ._state import PerParameterOptimizer, check_numbers, check_pair
-from .optimizer import ParamsT, scalar_lr
+from .optimizer import ParamsT, data_of, scalar_lr
 
 
 class Adafactor(PerParameterOptimizer):
@@ -69,8 +69,8 @@ class Adafactor(PerParameterOptimizer):
         super().__init__(params, defaults)
 
     def _state_for(self, param: Tensor, group: dict[str, Any]) -> dict[str, torch.Tensor]:
-        grad = param.grad._data
-        if torch.is_complex(param._data):
+        grad = data_of(param.grad)
+        if torch.is_complex(data_of(param)):
             raise RuntimeError("Adafactor does not support complex parameters")
         if grad.is_sparse:
             raise RuntimeError("Adafactor does not support sparse gradients")

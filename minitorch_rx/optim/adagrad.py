@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from ._state import check_numbers, scalar_tensor, steps_as_tensors
-from .optimizer import Optimizer, ParamsT, params_with_grad
+from .optimizer import Optimizer, ParamsT, data_of, params_with_grad
 
 
 class Adagrad(Optimizer):
@@ -69,7 +69,7 @@ class Adagrad(Optimizer):
                 state = self.state[param]
                 state["step"] = scalar_tensor(0.0)
                 state["sum"] = torch.full_like(
-                    param._data, group["initial_accumulator_value"], memory_format=torch.preserve_format
+                    data_of(param), group["initial_accumulator_value"], memory_format=torch.preserve_format
                 )
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -78,7 +78,7 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             params, grads = params_with_grad(group)
             for param, grad in zip(params, grads, strict=True):
-                _adagrad(param._data, grad, self.state[param], group)
+                _adagrad(data_of(param), grad, self.state[param], group)
         return loss
 
     def _after_load(self) -> None:

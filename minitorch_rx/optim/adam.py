@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.tensor import Tensor
 from ..ops.constants import check_number
-from .optimizer import Optimizer, ParamsT, buckets, check_lr, params_with_grad, scalar_lr
+from .optimizer import Optimizer, ParamsT, buckets, check_lr, data_of, params_with_grad, scalar_lr
 
 
 class Adam(Optimizer):
@@ -79,7 +79,7 @@ class Adam(Optimizer):
             params, grads = params_with_grad(group)
             if not params:
                 continue
-            data = [p._data for p in params]
+            data = [data_of(p) for p in params]
             self._init_states(params, group["amsgrad"])
             states = [self._state_for(p, group["amsgrad"]) for p in params]
             for indices in buckets(data):
@@ -102,19 +102,19 @@ class Adam(Optimizer):
         names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if amsgrad else ("exp_avg", "exp_avg_sq")
         kinds: dict[tuple[torch.device, torch.dtype], list[Tensor]] = {}
         for p in params:
-            if len(self.state[p]) == 0 and p._data.layout == torch.strided and p._data.is_contiguous():
-                kinds.setdefault((p._data.device, p._data.dtype), []).append(p)
+            if len(self.state[p]) == 0 and data_of(p).layout == torch.strided and data_of(p).is_contiguous():
+                kinds.setdefault((data_of(p).device, data_of(p).dtype), []).append(p)
         for (device, dtype), fresh in kinds.items():
             if len(fresh) < 2:
                 continue
-            sizes = [p._data.numel() for p in fresh]
+            sizes = [data_of(p).numel() for p in fresh]
             flat = torch.zeros(len(names) * sum(sizes), dtype=dtype, device=device)
             for p in fresh:  # torch's order of the state's entries
                 self.state[p]["step"] = _step_tensor(0.0)
             offset = 0
             for name in names:
                 for p, size in zip(fresh, sizes):
-                    self.state[p][name] = flat[offset : offset + size].view(p._data.shape)
+                    self.state[p][name] = flat[offset : offset + size].view(data_of(p).shape)
                     offset += size
 
     def _state_for(self, param: Tensor, amsgrad: bool) -> dict[str, torch.Tensor]:
@@ -122,10 +122,10 @@ class Adam(Optimizer):
         state = self.state[param]
         if len(state) == 0:
             state["step"] = _step_tensor(0.0)
-            state["exp_avg"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-            state["exp_avg_sq"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
+            state["exp_avg"] = torch.zeros_like(data_of(param), memory_format=torch.preserve_format)
+            state["exp_avg_sq"] = torch.zeros_like(data_of(param), memory_format=torch.preserve_format)
             if amsgrad:
-                state["max_exp_avg_sq"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
+                state["max_exp_avg_sq"] = torch.zeros_like(data_of(param), memory_format=torch.preserve_format)
         return state
 
     def _after_load(self) -> None:

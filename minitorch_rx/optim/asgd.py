@@ -8,7 +8,7 @@ import torch
 
 from ..autograd.tensor import Tensor
 from ._state import PerParameterOptimizer, check_numbers, check_pair, scalar_tensor
-from .optimizer import ParamsT, scalar_lr
+from .optimizer import ParamsT, data_of, scalar_lr
 
 
 def _no_sparse(grad: torch.Tensor, owner: str) -> None:
@@ -68,7 +68,7 @@ class ASGD(PerParameterOptimizer):
     def _state_for(self, param: Tensor, group: dict[str, Any]) -> dict[str, torch.Tensor]:
         state = super()._state_for(param, group)
         if "eta" not in state:
-            state["eta"] = scalar_tensor(scalar_lr(group), param._data.device)
+            state["eta"] = scalar_tensor(scalar_lr(group), data_of(param).device)
         return state
 
     @staticmethod
@@ -141,7 +141,7 @@ class Rprop(PerParameterOptimizer):
     def _state_for(self, param: Tensor, group: dict[str, Any]) -> dict[str, torch.Tensor]:
         state = super()._state_for(param, group)
         if "step_size" not in state:
-            state["step_size"] = torch.full_like(param._data, scalar_lr(group))
+            state["step_size"] = torch.full_like(data_of(param), scalar_lr(group))
         return state
 
     @staticmethod

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, ParamsT, check_lr
+from .optimizer import Optimizer, ParamsT, check_lr, data_of
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -167,7 +167,8 @@ class LBFGS(Optimizer):
 
     def _gather_flat_grad(self) -> torch.Tensor:
         views = [
-            p._data.new_zeros(p._data.numel()) if p.grad is None else p.grad._data.reshape(-1) for p in self._params
+            data_of(p).new_zeros(data_of(p).numel()) if p.grad is None else data_of(p.grad).reshape(-1)
+            for p in self._params
         ]
         flat_grad = torch.cat(views, 0)
         if self.param_groups[0]["maximize"]:
@@ -177,8 +178,8 @@ class LBFGS(Optimizer):
     def _add_grad(self, step_size: float, update: torch.Tensor) -> None:
         offset = 0
         for p in self._params:
-            numel = p._data.numel()
-            p._data.add_(update[offset : offset + numel].view_as(p._data), alpha=step_size)
+            numel = data_of(p).numel()
+            data_of(p).add_(update[offset : offset + numel].view_as(data_of(p)), alpha=step_size)
             offset += numel
 
     def _evaluate(self, closure: Callable[[], Any]) -> float:
@@ -191,7 +192,7 @@ class LBFGS(Optimizer):
         loss = self._evaluate(closure)
         flat_grad = self._gather_flat_grad()
         for p, saved in zip(self._params, x, strict=True):
-            p._data.copy_(saved)
+            data_of(p).copy_(saved)
         return loss, flat_grad
 
     def step(self, closure: Callable[[], Any]) -> Any:  # type: ignore[override]
@@ -269,7 +270,7 @@ class LBFGS(Optimizer):
 
             ls_func_evals = 0
             if line_search_fn is not None:
-                x_init = [p._data.clone(memory_format=torch.contiguous_format) for p in self._params]
+                x_init = [data_of(p).clone(memory_format=torch.contiguous_format) for p in self._params]
 
                 def obj_func(x, t, d):
                     return self._directional_evaluate(closure, x, t, d)

@@ -10,7 +10,7 @@ import torch
 from ..autograd.tensor import Tensor, is_torch_data
 from ..ops.constants import check_number
 from ._state import check_numbers
-from .optimizer import Optimizer, ParamsT, check_lr, params_with_grad
+from .optimizer import Optimizer, ParamsT, check_lr, data_of, params_with_grad
 
 EPS = 1e-7
 DEFAULT_A, DEFAULT_B, DEFAULT_C = 3.4445, -4.7750, 2.0315
@@ -79,7 +79,7 @@ class Muon(Optimizer):
             lr, momentum = _torch_lr(group["lr"]), group["momentum"]
             params, grads = params_with_grad(group)
             for param, grad in zip(params, grads, strict=True):
-                if torch.is_complex(param._data):
+                if torch.is_complex(data_of(param)):
                     raise RuntimeError("Muon does not support complex parameters")
                 if grad.is_sparse:
                     raise RuntimeError("Muon does not support sparse gradients")
@@ -92,7 +92,7 @@ class Muon(Optimizer):
                 buf.lerp_(grad, 1 - momentum)
                 update = grad.lerp(buf, momentum) if group["nesterov"] else buf
                 update = _newton_schulz(update, group["ns_coefficients"], group["ns_steps"], group["eps"])
-                data = param._data
+                data = data_of(param)
                 data.mul_(1 - lr * group["weight_decay"])
                 data.add_(update, alpha=-_adjusted_lr(lr, group["adjust_lr_fn"], data.shape))
         return loss

@@ -108,7 +108,7 @@ class Optimizer:
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
-        if isinstance(params, Tensor):
+        if isinstance(params, torch.Tensor):
             params = [params]
         elif isinstance(params, set):
             raise TypeError(
@@ -122,7 +122,7 @@ class Optimizer:
         if names and len(names) != len(tensors):
             raise ValueError("all optimizer params should be with/without names. Some param names are missing")
         for param in tensors:
-            if not isinstance(param, Tensor):
+            if not isinstance(param, torch.Tensor):  # ours, or a torch module's parameters: their data
                 raise TypeError(
                     "optimizer can only optimize Tensors, but one of the params is " + torch.typename(param)
                 )
@@ -170,7 +170,7 @@ class Optimizer:
                         grad.detach_()
                     else:
                         grad.requires_grad_(False)
-                    grad._data.zero_()
+                    data_of(grad).zero_()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update the parameters once; ``closure`` (re-evaluating the loss) runs first with
@@ -196,7 +196,7 @@ class Optimizer:
                 index.setdefault(id(p), len(index))
             packed["params"] = [index[id(p)] for p in group["params"]]
             groups.append(packed)
-        state = {index[id(p)] if isinstance(p, Tensor) else p: v for p, v in self.state.items()}
+        state = {index[id(p)] if isinstance(p, torch.Tensor) else p: v for p, v in self.state.items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -249,16 +249,22 @@ def _copy_to(param: Tensor, value: Any, name: str) -> Any:
         return value
     if name == "step":
         return value.clone()
-    data = param._data
+    data = data_of(param)
     if data.is_floating_point():
         return value.to(dtype=data.dtype, device=data.device, copy=True)
     return value.to(device=data.device, copy=True)
 
 
+def data_of(tensor: torch.Tensor) -> torch.Tensor:
+    """The torch data an update reads and writes: an mt tensor's ``_data``, a torch tensor itself
+    (a torch module's parameter, or the gradient our engine gave it)."""
+    return tensor._data if isinstance(tensor, Tensor) else tensor
+
+
 def params_with_grad(group: dict[str, Any]) -> tuple[list[Tensor], list[torch.Tensor]]:
     """The group's parameters that have a ``.grad``, and those grads' torch data."""
     params = [p for p in group["params"] if p.grad is not None]
-    return params, [p.grad._data for p in params]
+    return params, [data_of(p.grad) for p in params]
 
 
 CPU_BUCKET_BYTES = 1 << 20

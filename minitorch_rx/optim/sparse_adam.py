@@ -9,7 +9,7 @@ import torch
 
 from ..ops.constants import check_number
 from ._state import check_pair
-from .optimizer import Optimizer, ParamsT, check_lr, params_with_grad, scalar_lr
+from .optimizer import Optimizer, ParamsT, check_lr, data_of, params_with_grad, scalar_lr
 
 
 class SparseAdam(Optimizer):
@@ -42,9 +42,9 @@ class SparseAdam(Optimizer):
         sparse, complex_ = [], []
         for index, group in enumerate(self.param_groups):
             for d_index, param in enumerate(group["params"]):
-                if param._data.is_sparse:
+                if data_of(param).is_sparse:
                     sparse.append([index, d_index])
-                if param._data.is_complex():
+                if data_of(param).is_complex():
                     complex_.append([index, d_index])
         if sparse:
             raise ValueError(f"Sparse params at indices {sparse}: SparseAdam requires dense parameter tensors")
@@ -62,10 +62,10 @@ class SparseAdam(Optimizer):
                 state = self.state[param]
                 if len(state) == 0:
                     state["step"] = 0
-                    state["exp_avg"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
-                    state["exp_avg_sq"] = torch.zeros_like(param._data, memory_format=torch.preserve_format)
+                    state["exp_avg"] = torch.zeros_like(data_of(param), memory_format=torch.preserve_format)
+                    state["exp_avg_sq"] = torch.zeros_like(data_of(param), memory_format=torch.preserve_format)
                 state["step"] += 1
-                _sparse_adam(param._data, grad, state, group)
+                _sparse_adam(data_of(param), grad, state, group)
         return loss
 
 
