@@ -9,6 +9,7 @@ import torch
 import torchvision
 
 import minitorch_rx as mt
+import minitorch_rx.nn as nn
 
 F64 = torch.float64
 
@@ -25,7 +26,7 @@ OPTIMIZERS = {
 def torch_net() -> torch.nn.Module:
     torch.manual_seed(0)
     return torch.nn.Sequential(
-        torch.nn.Conv2d(2, 4, 3, padding=1),
+        torch.nn.Conv2d(2, 4, 3, padding=1, bias=False),  # a bias before BN: a zero gradient, noise to Adam
         torch.nn.BatchNorm2d(4),
         torch.nn.ReLU(),
         torch.nn.Flatten(),
@@ -103,3 +104,78 @@ def test_a_non_leaf_torch_tensor_is_refused_as_torch_optim_refuses_it():
     for optim in (mt.optim, torch.optim):
         with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
             optim.SGD([w], lr=0.1)
+
+
+# ------------------------------------------------------- torch's optimizers train our modules
+def our_net() -> nn.Module:
+    """``torch_net``'s layers in our nn, with its initial weights."""
+    model = nn.Sequential(
+        nn.Conv2d(2, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(), nn.Linear(100, 3)
+    )
+    model.double().load_state_dict({k: mt.tensor(v) for k, v in torch_net().state_dict().items()})
+    return model
+
+
+TORCH_OPTIMIZERS = {
+    "SGD": dict(lr=0.1, momentum=0.9, weight_decay=1e-3),
+    "Adam": dict(lr=0.01),
+    "Adam-foreach": dict(lr=0.01, foreach=True),
+    "AdamW": dict(lr=0.01, amsgrad=True),
+    "RMSprop": dict(lr=0.01),
+}
+
+
+@pytest.mark.parametrize("name", list(TORCH_OPTIMIZERS))
+def test_torch_optimizer_trains_our_model_step_for_step_as_ours_and_as_it_trains_torchs(name):
+    optimizer = getattr(torch.optim, name.split("-")[0])
+    ours, ours_by_mt, theirs = our_net(), our_net(), torch_net()
+    losses = train_on_our_engine(ours, optimizer(ours.parameters(), **TORCH_OPTIMIZERS[name]), 4)
+    options = {k: v for k, v in TORCH_OPTIMIZERS[name].items() if k != "foreach"}
+    assert losses == train_on_our_engine(
+        ours_by_mt, getattr(mt.optim, name.split("-")[0])(ours_by_mt.parameters(), **options), 4
+    )
+    assert_same_state(ours, ours_by_mt)
+    assert all(isinstance(p, nn.Parameter) and p.grad_fn is None for p in ours.parameters())
+    x, y = batch()
+    opt_ref = optimizer(theirs.parameters(), **TORCH_OPTIMIZERS[name])
+    for loss in losses:  # the same model on torch's autograd: the same steps, up to float64 rounding
+        opt_ref.zero_grad()
+        loss_ref = torch.nn.functional.cross_entropy(theirs(x), y)
+        loss_ref.backward()
+        opt_ref.step()
+        assert loss == pytest.approx(loss_ref.item(), rel=1e-12)
+    for (key, p), q in zip(ours.state_dict().items(), theirs.state_dict().values()):
+        torch.testing.assert_close(p.torch(), q, rtol=1e-10, atol=1e-12, msg=key)
+
+
+# --------------------------------------------------------- schedulers drive torch's optimizers
+SCHEDULERS = {
+    "StepLR": dict(step_size=2, gamma=0.5),
+    "CosineAnnealingLR": dict(T_max=5),
+    "OneCycleLR": dict(max_lr=0.5, total_steps=8),
+    "LinearLR": dict(start_factor=0.2, total_iters=3),
+}
+
+
+@pytest.mark.parametrize("name", list(SCHEDULERS))
+def test_our_scheduler_drives_a_torch_optimizer_as_torchs_scheduler(name, recwarn):
+    runs = []
+    for lr_scheduler in (mt.optim.lr_scheduler, torch.optim.lr_scheduler):
+        model = torch_net()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        scheduler = getattr(lr_scheduler, name)(opt, **SCHEDULERS[name])
+        lrs = []
+        for _ in range(6):
+            opt.step()
+            scheduler.step()
+            lrs.append((scheduler.get_last_lr(), opt.param_groups[0]["lr"], opt.param_groups[0]["momentum"]))
+        runs.append(lrs)
+    assert runs[0] == runs[1]
+    assert not [w for w in recwarn if "lr_scheduler.step()" in str(w.message)]
+
+
+def test_our_scheduler_warns_as_torchs_when_a_torch_optimizer_has_not_stepped():
+    for lr_scheduler in (mt.optim.lr_scheduler, torch.optim.lr_scheduler):
+        scheduler = lr_scheduler.StepLR(torch.optim.SGD(torch_net().parameters(), lr=0.1), step_size=1)
+        with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler.step\(\)` before `optimizer.step\(\)`"):
+            scheduler.step()

@@ -16,12 +16,16 @@ recursive formulas, and the closed forms when ``step(epoch)`` is given) and the 
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
+import weakref
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Literal
+
+import torch
 
 from ..ops.constants import check_number
 from .optimizer import Optimizer
@@ -37,8 +41,27 @@ EPOCH_DEPRECATION_WARNING = (
 
 
 def _check_optimizer(optimizer: Any) -> None:
-    if not isinstance(optimizer, Optimizer):
+    """Ours, or a ``torch.optim.Optimizer`` (its ``step`` wrapped as torch's schedulers wrap it, so
+    that ``step()`` can tell whether it has run)."""
+    if isinstance(optimizer, torch.optim.Optimizer):
+        _track_step_called(optimizer)
+    elif not isinstance(optimizer, Optimizer):
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+
+
+def _track_step_called(optimizer: torch.optim.Optimizer) -> None:
+    if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        return
+    step, optimizer_ref = optimizer.step.__func__, weakref.ref(optimizer)
+
+    @functools.wraps(step)
+    def wrapper(*args, **kwargs):
+        opt = optimizer_ref()
+        opt._opt_called = True
+        return step.__get__(opt, type(opt))(*args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True
+    optimizer.step = wrapper
 
 
 def _group_values(optimizer: Optimizer, key: str) -> list[Any]:
