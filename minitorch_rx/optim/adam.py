@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.tensor import Tensor
 from ..ops.constants import check_number
-from .optimizer import Optimizer, ParamsT, buckets, check_lr, data_of, params_with_grad, scalar_lr
+from .optimizer import Optimizer, ParamsT, buckets, check_lr, data_of, datas, params_with_grad, scalar_lr
 
 
 class Adam(Optimizer):
@@ -79,7 +79,7 @@ class Adam(Optimizer):
             params, grads = params_with_grad(group)
             if not params:
                 continue
-            data = [data_of(p) for p in params]
+            data = datas(params)
             self._init_states(params, group["amsgrad"])
             states = [self._state_for(p, group["amsgrad"]) for p in params]
             for indices in buckets(data):

@@ -258,13 +258,18 @@ def _copy_to(param: Tensor, value: Any, name: str) -> Any:
 def data_of(tensor: torch.Tensor) -> torch.Tensor:
     """The torch data an update reads and writes: an mt tensor's ``_data``, a torch tensor itself
     (a torch module's parameter, or the gradient our engine gave it)."""
-    return tensor._data if isinstance(tensor, Tensor) else tensor
+    return getattr(tensor, "_data", tensor)
+
+
+def datas(tensors: Iterable[torch.Tensor]) -> list[torch.Tensor]:
+    """``data_of`` each of ``tensors``, without a call per tensor (a step's hot path)."""
+    return [getattr(t, "_data", t) for t in tensors]
 
 
 def params_with_grad(group: dict[str, Any]) -> tuple[list[Tensor], list[torch.Tensor]]:
     """The group's parameters that have a ``.grad``, and those grads' torch data."""
     params = [p for p in group["params"] if p.grad is not None]
-    return params, [data_of(p.grad) for p in params]
+    return params, datas([p.grad for p in params])
 
 
 CPU_BUCKET_BYTES = 1 << 20

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from ..ops.constants import check_number
-from .optimizer import Optimizer, ParamsT, buckets, check_lr, data_of, params_with_grad, scalar_lr
+from .optimizer import Optimizer, ParamsT, buckets, check_lr, datas, params_with_grad, scalar_lr
 
 
 class SGD(Optimizer):
@@ -67,7 +67,7 @@ class SGD(Optimizer):
             params, grads = params_with_grad(group)
             if not params:
                 continue
-            data = [data_of(p) for p in params]
+            data = datas(params)
             momentum = group["momentum"]
             states = [self.state[p] for p in params] if momentum != 0 else None
             for indices in buckets(data):
