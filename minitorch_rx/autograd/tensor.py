@@ -75,7 +75,7 @@ def _rebuild(cls: type, data: torch.Tensor, requires_grad: bool) -> Tensor:
     """An unpickled ``mt.Tensor`` (or subclass ``cls``): ``__reduce_ex__``'s inverse."""
     if not (isinstance(cls, type) and issubclass(cls, Tensor)) or not isinstance(data, torch.Tensor):
         raise TypeError(f"cannot rebuild an mt.Tensor as {cls!r} from {type(data).__name__}")
-    t = wrap(data, cls)
+    t = cls._make(data, None)
     if requires_grad:
         t._requires_grad = True
     return t
@@ -114,16 +114,6 @@ def is_torch_data(value: object) -> bool:
     return isinstance(value, torch.Tensor) and not isinstance(value, Tensor)
 
 
-def wrap(data: torch.Tensor, cls: type | None = None) -> Tensor:
-    """A new leaf ``mt.Tensor`` (or ``cls``) over torch ``data``: a fresh alias of ``data`` (its
-    storage and version counter), given this class; ``data`` itself, which the caller may hold, keeps
-    its type and becomes the alias's ``_data`` (what the engine computes on)."""
-    t = data.detach()
-    t.__class__ = cls or Tensor
-    t._data = data
-    return t
-
-
 class Tensor(torch.Tensor):
     """An n-dimensional array on torch data whose gradients come from minitorch_rx's engine.
 
@@ -135,7 +125,7 @@ class Tensor(torch.Tensor):
     """
 
     # The engine's state lives in the instance's dict (a subclass of torch.Tensor with ``__slots__``
-    # could not take the ``__class__`` that makes an alias of a kernel's output ours, see ``wrap``);
+    # could not take the ``__class__`` that makes an alias of a kernel's output ours, see ``_make``);
     # these class attributes are its defaults, and shadow torch's own ``_grad``. ``_view_base`` is set
     # only on views made by shape ops (``ops/shape.py``): the tensor whose memory they view;
     # ``_views`` only on such bases: weak references to those views (``ops/inplace.py``).
@@ -164,7 +154,7 @@ class Tensor(torch.Tensor):
                 requires_grad = args[1]
         else:
             data = legacy_data(args, torch.get_default_dtype(), device)
-        self = wrap(detach_torch(data), cls)
+        self = cls._make(detach_torch(data), None)
         if requires_grad:
             self.requires_grad_(True)
         return self
@@ -174,7 +164,9 @@ class Tensor(torch.Tensor):
 
     @classmethod
     def _make(cls, data: torch.Tensor, node, out_nr: int = 0) -> Tensor:
-        """Wrap op output ``data`` (no checks: the engine's hot path)."""
+        """A new ``cls`` tensor over torch ``data`` (no checks: the engine's hot path): a fresh alias of
+        ``data`` (its storage and version counter) given this class; ``data`` itself, which the caller
+        may hold, keeps its type and becomes the alias's ``_data`` (what the engine computes on)."""
         t = data.detach()
         t.__class__ = cls
         if node is None:
