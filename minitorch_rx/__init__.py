@@ -52,6 +52,7 @@ from . import (  # noqa: E402  (they build on the names above)
     backends,
     cuda,
     data,
+    distributions,
     fft,
     func,
     init,
@@ -515,7 +516,7 @@ from .ops.views import (
     view_copy,
     vsplit,
 )
-from .random import bernoulli, manual_seed, multinomial, normal, randint_like, randperm
+from .random import _standard_gamma, bernoulli, manual_seed, multinomial, normal, randint_like, randperm
 from .serialization import load, save
 from .settings import (
     are_deterministic_algorithms_enabled,

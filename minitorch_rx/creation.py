@@ -197,6 +197,12 @@ def full_like(*args, **kwargs) -> Tensor:
     return _create(torch.full_like, args, kwargs)
 
 
+def new(self: Tensor, *args, **kwargs) -> Tensor:
+    """As PyTorch's legacy ``Tensor.new``: ``new(2, 3)`` (uninitialized), ``new([1, 2])``, ``new()``,
+    with this tensor's dtype and device; a new leaf (``torch.distributions`` fills one by ``uniform_``)."""
+    return _create(self._data.new, args, kwargs)
+
+
 def new_zeros(self: Tensor, *args, **kwargs) -> Tensor:
     """Zeros of a size, with this tensor's dtype and device unless given."""
     return _create(self._data.new_zeros, args, kwargs)

@@ -122,3 +122,25 @@ def normal(
 
     sampler.__name__ = "normal"
     return Sample.apply(sampler, mean, std)
+
+
+class StandardGamma(Function):
+    """Gamma(alpha, 1) draws, reparameterized as PyTorch's ``_standard_gamma``: the gradient in
+    ``alpha`` is ``_standard_gamma_grad(alpha, sample)``, the derivative of the sample at fixed
+    quantile (``torch.distributions.Gamma``, ``Beta`` and ``Dirichlet`` ``rsample`` by it)."""
+
+    @staticmethod
+    def forward(ctx, alpha, generator):
+        sample = torch._standard_gamma(alpha, generator=generator)
+        ctx.save_for_backward(alpha, sample)
+        return sample
+
+    @staticmethod
+    def backward(ctx, grad):
+        alpha, sample = ctx.saved_tensors
+        return grad * torch._standard_gamma_grad(alpha, sample), None
+
+
+def _standard_gamma(input: Tensor, generator=None) -> Tensor:
+    """As ``torch._standard_gamma``: Gamma(``input``, 1) draws, with their reparameterized gradient."""
+    return StandardGamma.apply(tensor_arg(input, "_standard_gamma"), generator)

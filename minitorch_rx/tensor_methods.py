@@ -466,7 +466,7 @@ for _name in ["eq", "ne", "lt", "le", "gt", "ge"]:
 for _name in ["greater", "greater_equal", "less", "less_equal", "not_equal"]:
     METHODS[_name] = getattr(compare, _name)
 # creation and random draws
-for _name in ["new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "new_tensor"]:
+for _name in ["new", "new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "new_tensor"]:
     METHODS[_name] = getattr(creation, _name)
 for _name in ["normal_", "uniform_", "bernoulli_", "exponential_", "random_", "geometric_", "cauchy_", "log_normal_"]:
     METHODS[_name] = getattr(random, _name)

@@ -10,6 +10,7 @@ from .graph import Graph, current_graph
 from .node import Node
 from .profiler import profile
 from .tensor import Tensor
+from .torch_custom_function import route_torch_autograd_function
 from .variable import Variable
 from .watch import watch
 
@@ -37,3 +38,5 @@ __all__ = [
     "set_grad_enabled",
     "watch",
 ]
+
+route_torch_autograd_function()

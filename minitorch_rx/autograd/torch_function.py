@@ -75,7 +75,10 @@ def dispatch(func: Callable, args: tuple, kwargs: dict):
             return found[1](*args, **kwargs)
         finally:
             active.discard(func)
-    if state.grad_enabled and _requires_grad((args, kwargs)):
+    refusal = _refusal(func)
+    if refusal is not None:
+        raise refusal
+    if state.grad_enabled and func not in _QUERIES and _requires_grad((args, kwargs)):
         name = _qualified_name(func)
         raise RuntimeError(
             f"{name} is not differentiable by minitorch_rx yet (called with minitorch_rx tensors that "
@@ -83,6 +86,43 @@ def dispatch(func: Callable, args: tuple, kwargs: dict):
         )
     datas = unwrap(args)
     return _as_ours(func(*datas, **unwrap(kwargs)), args, datas)
+
+
+# torch functions minitorch_rx lacks that answer a question about tensors (no tensor that could
+# carry a gradient comes back): they run on the data also for tensors that require grad.
+# torch.nn.Module._apply (``.to()``, ``.double()``) asks whether a parameter can take its
+# converted data in place (``param.data = converted``, which keeps our Parameter).
+_QUERIES = frozenset({torch._has_compatible_shallow_copy_type})
+# torch's forward-mode AD: a dual tensor's tangent is computed by torch's autograd kernels on the
+# data, beside our engine, so these are refused rather than run there.
+_FORWARD_AD = frozenset({torch._make_dual, torch._unpack_dual})
+
+
+def _refusal(func: Callable) -> Exception | None:
+    """The error for torch function ``func`` (one minitorch_rx lacks) given mt tensors, where
+    running it on the data would compute gradients outside our engine, or None."""
+    if func in _FORWARD_AD:
+        return NotImplementedError(
+            f"{_qualified_name(func)}: torch's forward-mode AD (torch.autograd.forward_ad) does not "
+            "support minitorch_rx tensors, whose derivatives come from minitorch_rx's engine; for "
+            "Jacobian-vector products use minitorch_rx.func.jvp or minitorch_rx.func.jacfwd "
+            "(torch.func.jvp and torch.func.jacfwd given minitorch_rx tensors run them)"
+        )
+    if func is torch._add_batch_dim:
+        # torch's own vmap of torch.autograd.functional's vectorize=True (torch._vmap_internals)
+        return NotImplementedError(
+            "torch._add_batch_dim: torch's vmap (torch.autograd.functional's vectorize=True) does not "
+            "support minitorch_rx tensors; use minitorch_rx.func.vmap, jacrev or jacfwd (torch.func's "
+            "given minitorch_rx tensors run them), or vectorize=False"
+        )
+    if torch.compiler.is_compiling():
+        # TorchDynamo tracing its (mt.Tensor) input: it would trace torch's autograd, not ours.
+        return RuntimeError(
+            f"torch.compile does not support minitorch_rx tensors (tracing called {_qualified_name(func)} "
+            "on one): minitorch_rx records its graph eagerly on its own engine, which TorchDynamo "
+            "cannot trace; run the function or module uncompiled (minitorch_rx.compile returns it unchanged)"
+        )
+    return None
 
 
 def _as_ours(result: object, args: tuple, datas: tuple) -> object:
