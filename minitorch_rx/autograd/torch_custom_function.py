@@ -42,7 +42,11 @@ class _TorchFunction(Function):
 
     @classmethod
     def backward(cls, ctx, *grads):
-        return cls._torch_function.backward(ctx, *grads)
+        grads = cls._torch_function.backward(ctx, *grads)
+        n_inputs = len(ctx.needs_input_grad)
+        if type(grads) is tuple and len(grads) > n_inputs and all(g is None for g in grads[n_inputs:]):
+            return grads[:n_inputs]  # as torch, trailing Nones for the arguments apply was not given
+        return grads
 
 
 def _ours(torch_function: type) -> type[Function]:
