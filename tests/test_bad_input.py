@@ -3573,7 +3573,7 @@ CASES = [
         "a plain tensor",
         lambda: nn.Module().register_parameter("a", x(3)),
         TypeError,
-        "(nn.Parameter or None required)",
+        "(torch.nn.Parameter or None required)",
     ),
     case(
         "nn.Module.add_module",
