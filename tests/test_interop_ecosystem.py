@@ -53,6 +53,10 @@ def scale_tril(s):
     return torch.diag(s.exp()) + 0.1 * torch.ones(3, 3, dtype=F64).tril(-1)
 
 
+def low_rank(s):
+    return s.reshape(3, 1) * torch.tensor([[1.0, -0.5]], dtype=F64)
+
+
 X3 = data(3, seed=5)
 UNIT = torch.tensor([0.2, 0.5, 0.7], dtype=F64)
 SIMPLEX = torch.tensor([0.2, 0.5, 0.3], dtype=F64)
@@ -97,12 +101,31 @@ DISTRIBUTIONS = {
     ).log_prob(UNIT - 0.4),
     "StudentT.log_prob": lambda a, b: D.StudentT(3.0, a, b.exp()).log_prob(X3),
     "Poisson.log_prob": lambda a, b: D.Poisson(b.exp()).log_prob(torch.tensor([0.0, 2.0, 3.0], dtype=F64)),
+    "LowRankMultivariateNormal.rsample": lambda a, b: D.LowRankMultivariateNormal(a, low_rank(b), b.exp()).rsample(),
+    "kl(LowRankMultivariateNormal, MultivariateNormal)": lambda a, b: D.kl_divergence(
+        D.LowRankMultivariateNormal(a, low_rank(b), b.exp()),
+        D.MultivariateNormal(torch.zeros(3, dtype=F64), torch.eye(3, dtype=F64)),
+    ),
+    "Wishart.rsample": lambda a, b: D.Wishart(df=torch.tensor(4.0, dtype=F64), scale_tril=scale_tril(b)).rsample(),
+    "kl(Beta, Beta)": lambda a, b: D.kl_divergence(D.Beta(a.exp(), b.exp()), D.Beta(b.exp(), a.exp())),
+    "StudentT.rsample": lambda a, b: D.StudentT(a.exp() + 2, a, b.exp()).rsample(),
+    "FisherSnedecor.rsample": lambda a, b: D.FisherSnedecor(a.exp() + 2, b.exp() + 2).rsample(),
+    "Kumaraswamy.rsample": lambda a, b: D.Kumaraswamy(a.exp(), b.exp()).rsample(),
+    "RelaxedOneHotCategorical.rsample": lambda a, b: D.RelaxedOneHotCategorical(
+        torch.tensor(0.7, dtype=F64), logits=a
+    ).rsample(),
+    "ContinuousBernoulli.rsample": lambda a, b: D.ContinuousBernoulli(logits=a).rsample(),
+    "VonMises.log_prob": lambda a, b: D.VonMises(a, b.exp()).log_prob(UNIT),
+    "NegativeBinomial.log_prob": lambda a, b: D.NegativeBinomial(3.0, logits=a).log_prob(  # F.logsigmoid
+        torch.tensor([0.0, 2.0, 3.0], dtype=F64)
+    ),
     "MixtureSameFamily.log_prob": lambda a, b: D.MixtureSameFamily(
         D.Categorical(logits=a), D.Normal(a, b.exp())
     ).log_prob(data(4, 1, seed=7)),
 }
 
 
+@pytest.mark.filterwarnings("ignore:Singular sample detected")  # torch's Wishart.rsample, on torch's tensors too
 @pytest.mark.parametrize("name", list(DISTRIBUTIONS))
 def test_distribution_on_our_tensors_records_torchs_values_and_gradients(name):
     assert_same_run(DISTRIBUTIONS[name], data(3), data(3, seed=1))

@@ -220,7 +220,10 @@ def _find(func: Callable) -> tuple[str, Callable, frozenset | None] | None:
     for namespace, prefix, mt_module in _NAMESPACES:
         short = name.removeprefix(prefix)
         if getattr(namespace, short, None) is not func:
-            continue
+            # a builtin a namespace holds under another name (F.logsigmoid is torch._C._nn.log_sigmoid)
+            short = next((alias for alias, value in vars(namespace).items() if value is func), None)
+            if short is None:
+                continue
         try:
             module = importlib.import_module(mt_module)
         except ModuleNotFoundError:

@@ -259,7 +259,10 @@ def split_index(index) -> tuple[tuple, list[torch.Tensor]]:
     items = index if isinstance(index, tuple) else (index,)
     template, tensors = [], []
     for item in items:
-        if is_torch_data(item):
+        if is_torch_data(item) and item.dtype == torch.bool and item.dim() == 0:
+            # a 0-dim mask indexes as a Python bool (``x[True]``), as torch reads it: nothing to save
+            template.append(bool(item))
+        elif is_torch_data(item):
             template.append(_SAVED)
             tensors.append(item)
         else:
