@@ -250,6 +250,7 @@ from .ops.index import (
     take_along_dim,
 )
 from .ops.linalg import (
+    _weight_norm,
     addmm,
     baddbmm,
     bmm,
@@ -259,6 +260,7 @@ from .ops.linalg import (
     matmul,
     mm,
     norm,
+    norm_except_dim,
     outer,
 )
 from .ops.linalg_composite import (

@@ -161,3 +161,28 @@ def test_deepcopy_of_a_model_with_a_torch_child_is_independent():
 def test_the_deprecated_non_full_backward_hook_is_refused_not_ignored():
     with pytest.raises(RuntimeError, match="use register_full_backward_hook"):
         nn.Linear(2, 2).register_backward_hook(lambda *args: None)
+
+
+def test_a_module_built_on_the_meta_device_is_materialized_by_to_empty():
+    model = nn.Linear(3, 2, device="meta")
+    assert model.weight.is_meta
+    model.to_empty(device="cpu")
+    assert type(model.weight) is nn.Parameter and model.weight.device.type == "cpu" and model.weight.requires_grad
+    model.reset_parameters()
+    model(mt.randn(4, 3)).sum().backward()
+    assert model.weight.grad.shape == (2, 3)
+
+
+def test_torchs_hook_based_weight_norm_trains_our_linear_as_torchs():
+    torch.manual_seed(0)
+    ours, theirs = nn.Linear(3, 2).double(), torch.nn.Linear(3, 2).double()
+    theirs.load_state_dict(ours.state_dict())
+    ours, theirs = torch.nn.utils.weight_norm(ours), torch.nn.utils.weight_norm(theirs)
+    assert [name for name, _ in ours.named_parameters()] == ["bias", "weight_g", "weight_v"]
+    x = torch.randn(4, 3, dtype=F64)
+    out, ref = ours(mt.from_torch(x)), theirs(x)
+    torch.testing.assert_close(out.torch(), ref.detach())
+    out.square().sum().backward()
+    ref.square().sum().backward()
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
+        torch.testing.assert_close(p.grad.torch(), q.grad, msg=name)

@@ -122,13 +122,22 @@ class Module(torch.nn.Module):
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for param in self._parameters.values():
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             if isinstance(param, Tensor):
-                rebind(param, fn(param._data))
-                if param.grad is not None:
-                    rebind(param.grad, fn(param.grad._data))
+                data = fn(param._data)
+                if torch._has_compatible_shallow_copy_type(param._data, data):
+                    rebind(param, data)
+                else:  # another kind of tensor (meta -> cpu in ``to_empty``): a new parameter, as torch's
+                    self._parameters[key] = Parameter(data, requires_grad=param.requires_grad)
+                grad = param.grad
+                if grad is not None:
+                    grad_data = fn(grad._data)
+                    if torch._has_compatible_shallow_copy_type(grad._data, grad_data):
+                        rebind(grad, grad_data)
+                    else:
+                        self._parameters[key].grad = Tensor._make(grad_data, None)
             else:
                 with torch.no_grad():
                     param.data = fn(param)

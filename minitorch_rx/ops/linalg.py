@@ -380,6 +380,22 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype: torch.d
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
+def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
+    """As ``torch.norm_except_dim``: the ``pow``-norm over every dim but ``dim``, kept as size-1
+    dims (``dim=-1``: the norm of the whole tensor); what ``torch.nn.utils.weight_norm`` divides by."""
+    v = tensor_arg(v, "norm_except_dim")
+    if dim == -1:
+        return vector_norm(v, pow)
+    dim = dim % max(v.dim(), 1)
+    others = tuple(d for d in range(v.dim()) if d != dim)
+    return vector_norm(v, pow, others, keepdim=True) if others else v.abs()
+
+
+def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
+    """As ``torch._weight_norm``: ``v * (g / norm_except_dim(v, 2, dim))``."""
+    return v * (g / norm_except_dim(v, 2, dim))
+
+
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
     """The ``p``-norm distance between each row of ``x1`` ``[*, P, M]`` and each of ``x2``
     ``[*, R, M]``: ``[*, P, R]``. Composed from a broadcast difference and ``vector_norm``
