@@ -4743,6 +4743,13 @@ CASES += [
     ),
     case("Tensor.cumsum_", "a leaf that requires grad", lambda: leaf(2).cumsum_(0), RuntimeError, LEAF_IN_PLACE),
     case("Tensor.cumprod_", "a leaf that requires grad", lambda: leaf(2).cumprod_(0), RuntimeError, LEAF_IN_PLACE),
+    case(
+        "mt.norm_except_dim",
+        "a dim out of range",
+        lambda: mt.norm_except_dim(x(2, 3), 2, 5),
+        IndexError,
+        "Dimension out of range (expected to be in range of [-2, 1], but got 5)",
+    ),
     case("mt.norm", "an unknown p", lambda: mt.norm(x(2, 3), "abc"), RuntimeError, "norm(): unsupported p='abc'"),
     case(
         "mt.norm",
@@ -4932,6 +4939,7 @@ CASES += [
         "random_ expects 'from' to be less than 'to', but got from=0 >= to=0",
     ),
     case("mt.randperm", "a negative n", lambda: mt.randperm(-1), RuntimeError, NEGATIVE_SIZE),
+    case("Tensor.new", "a negative size", lambda: x(2).new(-1), RuntimeError, NEGATIVE_SIZE),
     case("Tensor.new_zeros", "a negative size", lambda: x(2).new_zeros(-1), RuntimeError, NEGATIVE_SIZE),
     case("Tensor.new_ones", "a negative size", lambda: x(2).new_ones(-1), RuntimeError, NEGATIVE_SIZE),
     case("Tensor.new_empty", "a negative size", lambda: x(2).new_empty(-1), RuntimeError, NEGATIVE_SIZE),

@@ -1,6 +1,6 @@
 """The engine: tensors, Functions, the rustworkx graph and backward."""
 
-from . import functional, graph
+from . import functional, graph, torch_custom_function
 from .anomaly import detect_anomaly, is_anomaly_enabled
 from .engine import backward, grad
 from .function import Function
@@ -10,7 +10,6 @@ from .graph import Graph, current_graph
 from .node import Node
 from .profiler import profile
 from .tensor import Tensor
-from .torch_custom_function import route_torch_autograd_function
 from .variable import Variable
 from .watch import watch
 
@@ -39,4 +38,4 @@ __all__ = [
     "watch",
 ]
 
-route_torch_autograd_function()
+torch_custom_function.route_torch_autograd_function()

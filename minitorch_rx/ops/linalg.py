@@ -11,7 +11,7 @@ from ..autograd.tensor import Tensor, is_torch_data
 from .autocast import state as autocast_state
 from .autocast import to_autocast_dtype, to_float32_on_gpu
 from .constants import TENSOR_TYPES, dtype_name, not_a_tensor, tensor_arg
-from .dims import normalize_dims
+from .dims import normalize_dim, normalize_dims
 from .elementwise import abs as _abs
 from .elementwise import add, mul, where
 from .linalg_spectral import svdvals
@@ -386,7 +386,7 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
     v = tensor_arg(v, "norm_except_dim")
     if dim == -1:
         return vector_norm(v, pow)
-    dim = dim % max(v.dim(), 1)
+    dim = normalize_dim(dim, v.dim())
     others = tuple(d for d in range(v.dim()) if d != dim)
     return vector_norm(v, pow, others, keepdim=True) if others else v.abs()
 
