@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torchvision
+from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 import minitorch_rx as mt
 import minitorch_rx.nn as nn
@@ -179,3 +180,68 @@ def test_our_scheduler_warns_as_torchs_when_a_torch_optimizer_has_not_stepped():
         scheduler = lr_scheduler.StepLR(torch.optim.SGD(torch_net().parameters(), lr=0.1), step_size=1)
         with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler.step\(\)` before `optimizer.step\(\)`"):
             scheduler.step()
+
+
+# --------------------------------------------------------- torch's schedulers and hooks drive ours
+TORCH_SCHEDULERS = {**SCHEDULERS, "ReduceLROnPlateau": dict(patience=1, factor=0.5)}
+
+
+@pytest.mark.parametrize("name", list(TORCH_SCHEDULERS))
+def test_torchs_scheduler_drives_our_optimizer_as_it_drives_torchs(name, recwarn):
+    runs = []
+    for optim in (mt.optim, torch.optim):
+        opt = optim.SGD(torch_net().parameters(), lr=0.1, momentum=0.9)
+        assert isinstance(opt, torch.optim.Optimizer)
+        scheduler = getattr(torch.optim.lr_scheduler, name)(opt, **TORCH_SCHEDULERS[name])
+        lrs = []
+        for _ in range(6):
+            opt.step()
+            scheduler.step(1.0) if name == "ReduceLROnPlateau" else scheduler.step()
+            lrs.append((scheduler.get_last_lr(), opt.param_groups[0]["lr"], opt.param_groups[0]["momentum"]))
+        runs.append(lrs)
+    assert runs[0] == runs[1]
+    assert not [w for w in recwarn if "lr_scheduler.step()" in str(w.message)]
+
+
+def test_torchs_scheduler_warns_when_our_optimizer_has_not_stepped():
+    scheduler = torch.optim.lr_scheduler.StepLR(mt.optim.SGD(torch_net().parameters(), lr=0.1), step_size=1)
+    with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler.step\(\)` before `optimizer.step\(\)`"):
+        scheduler.step()
+
+
+def test_torchs_optimizer_hooks_run_on_ours():
+    model = nn.Linear(2, 1)
+    opt = mt.optim.SGD(model.parameters(), lr=0.1)
+    seen = []
+    opt.register_step_pre_hook(lambda o, args, kwargs: seen.append(("pre", o is opt)))
+    handle = opt.register_step_post_hook(lambda o, args, kwargs: seen.append(("post", o is opt)))
+    opt.register_state_dict_post_hook(lambda o, state: {**state, "extra": 1})
+    opt.register_load_state_dict_pre_hook(lambda o, state: {k: v for k, v in state.items() if k != "extra"})
+    opt.register_load_state_dict_post_hook(lambda o: seen.append("loaded"))
+    model(mt.ones(3, 2)).sum().backward()
+    opt.step()
+    handle.remove()
+    opt.step()
+    assert seen == [("pre", True), ("post", True), ("pre", True)]
+    state = opt.state_dict()
+    assert state["extra"] == 1 and repr(opt).startswith("SGD (\nParameter Group 0\n")
+    opt.load_state_dict(state)
+    assert seen[-1] == "loaded"
+
+
+def test_a_global_step_hook_runs_on_ours_and_may_replace_the_arguments():
+    model = nn.Linear(2, 1)
+    opt = mt.optim.SGD(model.parameters(), lr=0.1)
+    closure_calls = []
+
+    def closure():
+        closure_calls.append(1)
+        return model(mt.ones(1, 2)).sum()
+
+    handle = register_optimizer_step_pre_hook(lambda o, args, kwargs: ((closure,), {}))
+    try:
+        model(mt.ones(1, 2)).sum().backward()
+        opt.step()
+    finally:
+        handle.remove()
+    assert closure_calls == [1]

@@ -43,10 +43,11 @@ EPOCH_DEPRECATION_WARNING = (
 def _check_optimizer(optimizer: Any) -> None:
     """Ours, or a ``torch.optim.Optimizer`` (its ``step`` wrapped as torch's schedulers wrap it, so
     that ``step()`` can tell whether it has run)."""
-    if isinstance(optimizer, torch.optim.Optimizer):
-        _track_step_called(optimizer)
-    elif not isinstance(optimizer, Optimizer):
+    if isinstance(optimizer, Optimizer):
+        return  # ours marks its own steps (``optimizer._mark_called``)
+    if not isinstance(optimizer, torch.optim.Optimizer):
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+    _track_step_called(optimizer)
 
 
 def _track_step_called(optimizer: torch.optim.Optimizer) -> None:
