@@ -64,6 +64,8 @@ DISTRIBUTIONS = {
     "Normal.log_prob": lambda a, b: D.Normal(a, b.exp()).log_prob(X3),
     "Normal.rsample": lambda a, b: D.Normal(a, b.exp()).rsample((2,)),
     "Normal.entropy": lambda a, b: D.Normal(a, b.exp()).entropy(),
+    "Normal.cdf": lambda a, b: D.Normal(a, b.exp()).cdf(X3),
+    "Normal.icdf": lambda a, b: D.Normal(a, b.exp()).icdf(UNIT),
     "kl(Normal, Normal)": lambda a, b: D.kl_divergence(D.Normal(a, b.exp()), D.Normal(2 * a, b.exp() + 1)),
     "Categorical.log_prob": lambda a, b: D.Categorical(logits=a).log_prob(torch.tensor([0, 1, 2])),
     "Categorical(probs).entropy": lambda a, b: D.Categorical(probs=(a * b).softmax(-1)).entropy(),
