@@ -203,6 +203,13 @@ def test_torch_autograd_function_records_under_its_name_and_its_mark_non_differe
     assert type(out.grad_fn).__name__ == "ScaledExpBackward" and not ex.requires_grad
 
 
+@pytest.mark.parametrize("name", ["SwishMe", "MishMe", "HardSwishMe", "HardSigmoidMe"])
+def test_timms_memory_efficient_activations_run_their_torch_functions_on_our_engine(name):
+    activations_me = pytest.importorskip("timm.layers.activations_me", reason="timm is not installed")
+    layer = getattr(activations_me, name)()  # each a torch.autograd.Function with its own backward
+    assert_same_run(lambda x, y: layer(x * 3) * y, data(6), data(6, seed=1))
+
+
 # ------------------------------------------------------------------ torchmetrics
 try:
     import torchmetrics as tm
