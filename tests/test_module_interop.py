@@ -186,3 +186,36 @@ def test_torchs_hook_based_weight_norm_trains_our_linear_as_torchs():
     ref.square().sum().backward()
     for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
         torch.testing.assert_close(p.grad.torch(), q.grad, msg=name)
+
+
+def test_torchs_global_module_hooks_run_on_ours_in_torchs_order():
+    from torch.nn.modules import module as torch_module
+
+    def record(model, x):
+        seen = []
+        handles = [
+            torch_module.register_module_forward_pre_hook(lambda m, args: seen.append(("pre", type(m).__name__))),
+            torch_module.register_module_forward_hook(
+                lambda m, args, kwargs, out: seen.append(("fwd", type(m).__name__)), with_kwargs=True
+            ),
+            torch_module.register_module_full_backward_hook(
+                lambda m, grad_in, grad_out: seen.append(("bwd", type(m).__name__, grad_out[0].shape))
+            ),
+        ]
+        local = model[0].register_forward_hook(lambda m, args, out: seen.append(("local", type(m).__name__)))
+        try:
+            out = model(x)
+            out.sum().backward()
+        finally:
+            for handle in [*handles, local]:
+                handle.remove()
+        model(x)  # removed: nothing more is seen
+        return seen
+
+    torch.manual_seed(0)
+    ours = nn.Sequential(nn.Linear(3, 2), nn.Tanh())
+    theirs = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh())
+    x = torch.randn(4, 3, requires_grad=True)
+    seen = record(ours, mt.from_torch(x.detach(), requires_grad=True))
+    assert seen == record(theirs, x)
+    assert seen[:3] == [("pre", "Sequential"), ("pre", "Linear"), ("fwd", "Linear")]

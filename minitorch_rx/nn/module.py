@@ -23,6 +23,10 @@ from . import module_hooks
 from .parameter import Parameter
 
 _addindent = torch.nn.modules.module._addindent
+_GLOBAL_FORWARD_PRE = module_hooks.GLOBAL_FORWARD_PRE
+_GLOBAL_FORWARD = module_hooks.GLOBAL_FORWARD
+_GLOBAL_BACKWARD_PRE = module_hooks.GLOBAL_BACKWARD_PRE
+_GLOBAL_BACKWARD = module_hooks.GLOBAL_BACKWARD
 
 
 def _as_buffer(value: object) -> object:
@@ -56,9 +60,9 @@ class Module(torch.nn.Module):
                 args = torch_operands(args)
                 break
         hooks = self._module_hooks
-        if not hooks:
+        if not (hooks or _GLOBAL_FORWARD_PRE or _GLOBAL_FORWARD or _GLOBAL_BACKWARD_PRE or _GLOBAL_BACKWARD):
             return self.forward(*args, **kwargs)
-        return module_hooks.call_with_hooks(self, hooks, args, kwargs)
+        return module_hooks.call_with_hooks(self, module_hooks.with_global_hooks(hooks), args, kwargs)
 
     # ------------------------------------------------------------------ hooks
     def _hooks(self) -> module_hooks.ModuleHooks:

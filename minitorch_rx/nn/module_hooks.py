@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from torch.nn.modules import module as _torch_module
+
 from ..autograd.function import Function
 from ..autograd.grad_mode import state
 from ..autograd.hooks import HookList, RemovableHandle
@@ -32,6 +34,44 @@ class ModuleHooks:
 
     def __bool__(self) -> bool:
         return bool(self.forward_pre or self.forward or self.backward_pre or self.backward)
+
+
+# torch's global module hooks (``torch.nn.modules.module.register_module_forward_hook`` and its
+# siblings): dicts torch mutates in place, so these names stay the live ones.
+GLOBAL_FORWARD_PRE = _torch_module._global_forward_pre_hooks
+GLOBAL_FORWARD = _torch_module._global_forward_hooks
+GLOBAL_BACKWARD_PRE = _torch_module._global_backward_pre_hooks
+GLOBAL_BACKWARD = _torch_module._global_backward_hooks
+
+
+def observed(module) -> bool:
+    """Whether a call of ``module`` runs hooks (its own or torch's global ones)."""
+    return bool(module._module_hooks or GLOBAL_FORWARD_PRE or GLOBAL_FORWARD or GLOBAL_BACKWARD_PRE or GLOBAL_BACKWARD)
+
+
+def with_global_hooks(hooks: ModuleHooks | None) -> ModuleHooks:
+    """A module's hooks after torch's global ones, in torch's order (global hooks run first)."""
+    if not (GLOBAL_FORWARD_PRE or GLOBAL_FORWARD or GLOBAL_BACKWARD_PRE or GLOBAL_BACKWARD):
+        return hooks
+    if GLOBAL_BACKWARD and _torch_module._global_is_full_backward_hook is False:
+        raise RuntimeError(
+            "minitorch_rx modules do not support torch's deprecated register_module_backward_hook: "
+            "use torch.nn.modules.module.register_module_full_backward_hook"
+        )
+    with_kwargs = _torch_module._global_forward_hooks_with_kwargs
+    always = _torch_module._global_forward_hooks_always_called
+    merged = ModuleHooks()
+    merged.forward_pre.extend((hook, False) for hook in GLOBAL_FORWARD_PRE.values())
+    merged.forward.extend((hook, key in with_kwargs, key in always) for key, hook in GLOBAL_FORWARD.items())
+    merged.backward_pre.extend(GLOBAL_BACKWARD_PRE.values())
+    merged.backward.extend(GLOBAL_BACKWARD.values())
+    if hooks is not None:
+        for mine, theirs in zip(
+            (merged.forward_pre, merged.forward, merged.backward_pre, merged.backward),
+            (hooks.forward_pre, hooks.forward, hooks.backward_pre, hooks.backward),
+        ):
+            mine.extend(theirs)
+    return merged
 
 
 def register(hooks: HookList, entry: Any, prepend: bool) -> RemovableHandle:

@@ -13,6 +13,7 @@ from ..autograd.tensor import Tensor
 from ..ops.autocast import state as autocast_state
 from ..ops.linear import gelu_linear
 from . import functional as F
+from . import module_hooks
 from .attention import MultiheadAttention
 from .containers import ModuleList
 from .dropout import Dropout
@@ -33,8 +34,8 @@ def _feed_forward(layer: Module, x: Tensor) -> Tensor:
         and type(linear2) is Linear
         and type(dropout) is Dropout
         and (dropout.p == 0 or not dropout.training)
-        and not linear2._module_hooks
-        and not dropout._module_hooks
+        and not module_hooks.observed(linear2)
+        and not module_hooks.observed(dropout)
         and not autocast_state.active
     ):
         return gelu_linear(hidden, linear2.weight, linear2.bias)
