@@ -273,7 +273,10 @@ def _check_sample(op, fn: Callable, sample, generator, random_op: bool, gradgrad
     """Compare one sample, raising ``Mismatch`` (wrong values) or mt's exception (an error).
     Returns the second derivatives' failure (or ``None``), which does not stop the op."""
     args, kwargs = _wrapped_sample(op, sample)
-    random_op = random_op or kwargs.get("dropout_p", 0.0) > 0  # attention with dropout draws a mask
+    # attention with dropout draws a mask (multi_head_attention_forward: dropout_p is its 11th argument)
+    mha = op.name == "nn.functional.multi_head_attention_forward"
+    dropout_p = kwargs.get("dropout_p", args[10] if mha else 0.0)
+    random_op = random_op or (dropout_p > 0 and kwargs.get("training", True))
     storages = {}
     mt_args, mt_kwargs = _to_mt(args, storages), _to_mt(kwargs, storages)
     try:

@@ -2720,6 +2720,24 @@ CASES = [
         "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: long int",
     ),
     case(
+        "F.multi_head_attention_forward",
+        "a query of another embedding size",
+        lambda: F.multi_head_attention_forward(
+            x(3, 2, 8), x(3, 2, 8), x(3, 2, 8), 4, 2, x(24, 8), None, None, None, False, 0.0, x(8, 8), None
+        ),
+        AssertionError,
+        "was expecting embedding dimension of 4, but got 8",
+    ),
+    case(
+        "F.multi_head_attention_forward",
+        "embed_dim not divisible by num_heads",
+        lambda: F.multi_head_attention_forward(
+            x(3, 2, 8), x(3, 2, 8), x(3, 2, 8), 8, 3, x(24, 8), None, None, None, False, 0.0, x(8, 8), None
+        ),
+        AssertionError,
+        "embed_dim 8 not divisible by num_heads 3",
+    ),
+    case(
         "nn.MultiheadAttention",
         "embed_dim not divisible by num_heads",
         lambda: nn.MultiheadAttention(10, 3),

@@ -294,6 +294,14 @@ timm, torchvision = installed("timm"), installed("torchvision")
 MODELS = {
     # a timm model (timm's own small test ResNet: its BatchNorm, its create_model) trained by our Adam
     "timm test_resnet, Adam": (timm, lambda: timm.create_model("test_resnet", num_classes=10), "Adam", {"lr": 1e-3}),
+    "torchvision VisionTransformer, AdamW": (  # torch.nn.MultiheadAttention inside
+        torchvision,
+        lambda: torchvision.models.VisionTransformer(
+            image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=16, mlp_dim=32, num_classes=10
+        ),
+        "AdamW",
+        {"lr": 1e-3},
+    ),
     "torchvision resnet18, SGD": (
         torchvision,
         lambda: torchvision.models.resnet18(num_classes=10),
@@ -338,6 +346,41 @@ def test_library_model_trained_by_our_optimizer_on_our_engine_as_by_torch(name):
             assert (p - q).abs().max() <= 1e-10, key
         else:  # BatchNorm's num_batches_tracked
             assert torch.equal(p, q), key
+
+
+ATTENTION = {
+    "masks": {},
+    "batch_first": {"batch_first": True},
+    "no bias": {"bias": False},
+    "bias_kv": {"add_bias_kv": True},
+    "zero_attn": {"add_zero_attn": True},
+    "kdim, vdim": {"kdim": 3, "vdim": 5},
+}
+
+
+@pytest.mark.filterwarnings("ignore:Support for mismatched key_padding_mask and attn_mask is deprecated")
+@pytest.mark.parametrize("name", list(ATTENTION))
+def test_torch_multihead_attention_on_our_tensors_records_torchs_values_and_gradients(name):
+    # torch's module calls torch.nn.functional.multi_head_attention_forward: ours runs
+    options = ATTENTION[name]
+    torch.manual_seed(0)
+    ours = torch.nn.MultiheadAttention(8, 2, **options).double()
+    theirs = copy.deepcopy(ours)
+    q, k, v = data(4, 3, 8), data(5, 3, options.get("kdim", 8), seed=1), data(5, 3, options.get("vdim", 8), seed=2)
+    if options.get("batch_first"):
+        q, k, v = (t.transpose(0, 1).contiguous() for t in (q, k, v))
+    padding = torch.tensor([[False, True, False, False, True]] * 3)
+    attn_mask = data(4, 5, seed=3)
+    (x, key), (x_ref, key_ref) = pairs(q, k)
+    out, weights = ours(x, key, mt.tensor(v), key_padding_mask=mt.tensor(padding), attn_mask=mt.tensor(attn_mask))
+    ref, weights_ref = theirs(x_ref, key_ref, v, key_padding_mask=padding, attn_mask=attn_mask)
+    assert type(out) is mt.Tensor and out.grad_fn is not None
+    torch.testing.assert_close(out.torch(), ref.detach())
+    torch.testing.assert_close(weights.torch(), weights_ref.detach())
+    (out**2).sum().backward()
+    (ref**2).sum().backward()
+    for mine, reference in [(x, x_ref), (key, key_ref), *zip(ours.parameters(), theirs.parameters())]:
+        torch.testing.assert_close(mt.as_tensor(mine.grad).torch(), reference.grad)
 
 
 # ------------------------------------------------------------------ torch's Module.to() on our Parameters

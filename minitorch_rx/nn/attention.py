@@ -269,3 +269,66 @@ class MultiheadAttention(Module):
     def _heads(self, x: Tensor) -> Tensor:
         """``(N, S, E)`` as ``(N, H, S, head_dim)``."""
         return x.reshape(x.shape[0], x.shape[1], self.num_heads, self.head_dim).transpose(1, 2)
+
+
+class _GivenWeights:
+    """``MultiheadAttention``'s computation over weights given as arguments: what
+    ``multi_head_attention_forward`` (torch's functional form, which ``torch.nn.MultiheadAttention``
+    calls) runs."""
+
+    batch_first = False
+    forward = MultiheadAttention.forward
+    _check_inputs = MultiheadAttention._check_inputs
+    _merged_mask = MultiheadAttention._merged_mask
+    _project = MultiheadAttention._project
+    _heads = MultiheadAttention._heads
+
+
+def multi_head_attention_forward(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    embed_dim_to_check: int,
+    num_heads: int,
+    in_proj_weight: Tensor | None,
+    in_proj_bias: Tensor | None,
+    bias_k: Tensor | None,
+    bias_v: Tensor | None,
+    add_zero_attn: bool,
+    dropout_p: float,
+    out_proj_weight: Tensor,
+    out_proj_bias: Tensor | None,
+    training: bool = True,
+    key_padding_mask: Tensor | None = None,
+    need_weights: bool = True,
+    attn_mask: Tensor | None = None,
+    use_separate_proj_weight: bool = False,
+    q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None,
+    v_proj_weight: Tensor | None = None,
+    static_k: Tensor | None = None,
+    static_v: Tensor | None = None,
+    average_attn_weights: bool = True,
+    is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """As ``torch.nn.functional.multi_head_attention_forward``: ``(L, N, E)`` (or unbatched
+    ``(L, E)``) inputs, the projections' weights given; ``static_k``/``static_v`` are not supported."""
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: static_k and static_v are not supported")
+    layer = _GivenWeights()
+    layer.embed_dim, layer.num_heads = embed_dim_to_check, num_heads
+    layer.head_dim = embed_dim_to_check // num_heads
+    if layer.head_dim * num_heads != embed_dim_to_check:
+        raise AssertionError(f"embed_dim {embed_dim_to_check} not divisible by num_heads {num_heads}")
+    layer.kdim, layer.vdim = key.shape[-1], value.shape[-1]
+    layer._qkv_same_embed_dim = not use_separate_proj_weight
+    layer.in_proj_weight, layer.in_proj_bias = in_proj_weight, in_proj_bias
+    layer.q_proj_weight, layer.k_proj_weight, layer.v_proj_weight = q_proj_weight, k_proj_weight, v_proj_weight
+    layer.bias_k, layer.bias_v, layer.add_zero_attn = bias_k, bias_v, add_zero_attn
+    layer.dropout, layer.training = dropout_p, training
+
+    def out_proj(x: Tensor) -> Tensor:
+        return F.linear(x, out_proj_weight, out_proj_bias)
+
+    layer.out_proj = out_proj
+    return layer.forward(query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights, is_causal)

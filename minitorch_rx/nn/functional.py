@@ -210,6 +210,7 @@ __all__ = [
     "max_unpool3d",
     "mish",
     "mse_loss",
+    "multi_head_attention_forward",
     "multi_margin_loss",
     "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
@@ -250,3 +251,11 @@ __all__ = [
     "upsample_bilinear",
     "upsample_nearest",
 ]
+
+
+def multi_head_attention_forward(*args, **kwargs):
+    """As ``torch.nn.functional.multi_head_attention_forward`` (what ``torch.nn.MultiheadAttention``
+    calls): ``nn/attention.py``'s, imported here when called (it builds on this module)."""
+    from .attention import multi_head_attention_forward as forward
+
+    return forward(*args, **kwargs)
