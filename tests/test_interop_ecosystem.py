@@ -454,10 +454,17 @@ def test_torchs_jacobian_vector_products_on_our_tensors_run_our_engine(transform
     torch.testing.assert_close(tangent.torch(), tangent_ref)
 
 
-@pytest.mark.parametrize("target", ["function", "module"])
+COMPILED = {
+    "a function": (lambda: lambda a: a.sin() * 2, lambda: mt.tensor([[1.0, 2.0]], requires_grad=True)),
+    "a torch module": (lambda: torch.nn.Linear(2, 2), lambda: mt.tensor([[1.0, 2.0]], requires_grad=True)),
+    "our module on a torch tensor": (lambda: mt.nn.Linear(2, 2), lambda: torch.tensor([[1.0, 2.0]])),
+}
+
+
+@pytest.mark.parametrize("target", list(COMPILED))
 def test_torch_compile_on_our_tensors_is_refused_naming_the_alternative(target):
-    fn = (lambda a: a.sin() * 2) if target == "function" else torch.nn.Linear(2, 2)
+    make, make_input = COMPILED[target]
     with pytest.raises(RuntimeError, match="torch.compile does not support minitorch_rx tensors") as raised:
-        torch.compile(fn, backend="eager")(mt.tensor([[1.0, 2.0]], requires_grad=True))
+        torch.compile(make(), backend="eager")(make_input())
     assert "run the function or module uncompiled (minitorch_rx.compile returns it unchanged)" in str(raised.value)
     torch._dynamo.reset()
