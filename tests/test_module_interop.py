@@ -219,3 +219,40 @@ def test_torchs_global_module_hooks_run_on_ours_in_torchs_order():
     seen = record(ours, mt.from_torch(x.detach(), requires_grad=True))
     assert seen == record(theirs, x)
     assert seen[:3] == [("pre", "Sequential"), ("pre", "Linear"), ("fwd", "Linear")]
+
+
+class _Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 4)
+        self.act = torch.nn.Tanh()
+        self.out = nn.Sequential(nn.ReLU(), nn.Linear(4, 2))
+
+    def forward(self, x):
+        return self.out(self.act(self.fc(x)) * 2).sum(-1)
+
+
+def test_fx_traces_our_module_with_our_layers_as_leaves_and_the_graph_trains_them():
+    model = _Block().double()
+    traced = torch.fx.symbolic_trace(model)
+    called = [n.target for n in traced.graph.nodes if n.op == "call_module"]
+    assert called == ["fc", "act", "out.0", "out.1"]
+    x = mt.randn(5, 3, dtype=F64)
+    y = traced(x)
+    assert isinstance(y, mt.Tensor)
+    torch.testing.assert_close(y.torch(), model(x).torch())
+    y.sum().backward()
+    assert model.fc.weight.grad is not None and model.out[1].bias.grad is not None
+
+
+def test_torchvision_feature_extractor_takes_a_resnet_with_our_first_conv():
+    from torchvision.models.feature_extraction import create_feature_extractor
+
+    resnet = torchvision.models.resnet18(weights=None)
+    resnet.conv1 = nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=False)
+    extractor = create_feature_extractor(resnet, return_nodes={"layer1": "feat"})
+    x = mt.randn(1, 3, 32, 32)
+    feat = extractor(x)["feat"]
+    assert isinstance(feat, mt.Tensor) and feat.shape == (1, 64, 8, 8)
+    feat.sum().backward()
+    assert resnet.conv1.weight.grad is not None and resnet.bn1.weight.grad is not None

@@ -71,6 +71,7 @@ from .fold import (
     Fold,
     Unfold,
 )
+from .fx_tracing import make_our_layers_fx_leaves
 from .instancenorm import (
     InstanceNorm1d,
     InstanceNorm2d,
@@ -336,3 +337,5 @@ __all__ = [
     "parallel",
     "utils",
 ]
+
+make_our_layers_fx_leaves()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+import torch.fx
 
 from ..autograd.hooks import RemovableHandle
 from ..autograd.tensor import Tensor, complex_grad_error, is_torch_data, rebind
@@ -56,9 +57,13 @@ class Module(torch.nn.Module):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for a in args:
-            if type(a) is not Tensor and is_torch_data(a):  # from torch (a Dataset, a transform): a constant
+            if type(a) is Tensor:
+                continue
+            if is_torch_data(a):  # from torch (a Dataset, a transform): a constant
                 args = torch_operands(args)
                 break
+            if isinstance(a, torch.fx.Proxy):  # fx is tracing: its replacement of torch's call records ours
+                return torch.nn.Module.__call__(self, *args, **kwargs)
         hooks = self._module_hooks
         if not (hooks or _GLOBAL_FORWARD_PRE or _GLOBAL_FORWARD or _GLOBAL_BACKWARD_PRE or _GLOBAL_BACKWARD):
             return self.forward(*args, **kwargs)
