@@ -445,6 +445,7 @@ from .ops.split import (
     unbind,
 )
 from .ops.statistics import (
+    _weight_norm,
     aminmax,
     corrcoef,
     cov,
@@ -464,6 +465,7 @@ from .ops.statistics import (
     nanmedian,
     nanquantile,
     nansum,
+    norm_except_dim,
     quantile,
     renorm,
     std_mean,

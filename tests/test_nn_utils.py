@@ -160,3 +160,38 @@ def test_pad_packed_sequence_refuses_a_short_total_length():
     packed = rnn.pack_sequence([mt.zeros(3), mt.zeros(2)])
     with pytest.raises(ValueError, match="Expected total_length to be at least the length of the longest sequence"):
         rnn.pad_packed_sequence(packed, total_length=2)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -2, -1])
+def test_norm_except_dim_and_weight_norm_match_torch_with_gradients(dim):
+    torch.manual_seed(0)
+    v = torch.randn(3, 4, 5, dtype=F64)
+    g = torch.rand_like(torch.norm_except_dim(v, 2, dim)) + 0.5
+    ours = [mt.tensor(t, requires_grad=True) for t in (v, g)]
+    theirs = [t.clone().requires_grad_(True) for t in (v, g)]
+    torch.testing.assert_close(mt.norm_except_dim(ours[0], 3, dim).torch(), torch.norm_except_dim(theirs[0], 3, dim))
+    out, ref = torch._weight_norm(*ours, dim), torch._weight_norm(*theirs, dim)
+    assert isinstance(out, mt.Tensor)
+    torch.testing.assert_close(out.torch(), ref)
+    weights = torch.linspace(-1, 2, ref.numel(), dtype=F64).reshape(ref.shape)
+    (out * weights).sum().backward()
+    (ref * weights).sum().backward()
+    for mine, expected in zip(ours, theirs):
+        torch.testing.assert_close(mine.grad.torch(), expected.grad)
+
+
+@pytest.mark.filterwarnings("ignore:`torch.nn.utils.weight_norm` is deprecated:FutureWarning")
+def test_torch_weight_norm_on_our_conv_trains_as_on_torchs():
+    torch.manual_seed(0)
+    ours, theirs = mt.nn.Conv1d(2, 3, 3).double(), torch.nn.Conv1d(2, 3, 3).double()
+    theirs.load_state_dict(ours.state_dict())
+    ours, theirs = torch.nn.utils.weight_norm(ours), torch.nn.utils.weight_norm(theirs)
+    x = torch.randn(4, 2, 8, dtype=F64)
+    for model, tensor in ((ours, mt.tensor), (theirs, torch.as_tensor)):
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            model(tensor(x)).pow(2).mean().backward()
+            opt.step()
+    torch.testing.assert_close(ours.weight_g.detach().torch(), theirs.weight_g.detach())
+    torch.testing.assert_close(ours.weight_v.detach().torch(), theirs.weight_v.detach())
