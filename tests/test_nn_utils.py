@@ -195,3 +195,32 @@ def test_torch_weight_norm_on_our_conv_trains_as_on_torchs():
             opt.step()
     torch.testing.assert_close(ours.weight_g.detach().torch(), theirs.weight_g.detach())
     torch.testing.assert_close(ours.weight_v.detach().torch(), theirs.weight_v.detach())
+
+
+@pytest.mark.filterwarnings("ignore:`torch.nn.utils.weight_norm` is deprecated:FutureWarning")
+@pytest.mark.parametrize("reparametrise", ["spectral_norm", "weight_norm", "prune"])
+def test_torch_reparametrisations_under_our_names_train_our_layer_as_torchs(reparametrise):
+    import minitorch_rx.nn.utils.prune as prune
+
+    def apply(module, utils):
+        torch.manual_seed(1)  # spectral_norm's first power-iteration vector is random
+        if reparametrise == "prune":
+            return prune.l1_unstructured(module, "weight", amount=0.5)
+        return getattr(utils, reparametrise)(module)
+
+    torch.manual_seed(0)
+    ours, theirs = mt.nn.Linear(4, 3).double(), torch.nn.Linear(4, 3).double()
+    theirs.load_state_dict(ours.state_dict())
+    ours, theirs = apply(ours, mt.nn.utils), apply(theirs, torch.nn.utils)
+    x = torch.randn(5, 4, dtype=F64)
+    for model, tensor in ((ours, mt.tensor), (theirs, torch.as_tensor)):
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            model(tensor(x)).pow(2).mean().backward()
+            opt.step()
+    with torch.no_grad():
+        torch.testing.assert_close(ours(mt.tensor(x)).torch(), theirs(x))
+    if reparametrise != "prune":
+        getattr(mt.nn.utils, f"remove_{reparametrise}")(ours)
+        assert isinstance(ours.weight, torch.nn.Parameter)

@@ -24,10 +24,6 @@ from . import module_hooks
 from .parameter import Parameter
 
 _addindent = torch.nn.modules.module._addindent
-_GLOBAL_FORWARD_PRE = module_hooks.GLOBAL_FORWARD_PRE
-_GLOBAL_FORWARD = module_hooks.GLOBAL_FORWARD
-_GLOBAL_BACKWARD_PRE = module_hooks.GLOBAL_BACKWARD_PRE
-_GLOBAL_BACKWARD = module_hooks.GLOBAL_BACKWARD
 
 
 def _as_buffer(value: object) -> object:
@@ -64,10 +60,9 @@ class Module(torch.nn.Module):
                 break
             if isinstance(a, torch.fx.Proxy):  # fx is tracing: its replacement of torch's call records ours
                 return torch.nn.Module.__call__(self, *args, **kwargs)
-        hooks = self._module_hooks
-        if not (hooks or _GLOBAL_FORWARD_PRE or _GLOBAL_FORWARD or _GLOBAL_BACKWARD_PRE or _GLOBAL_BACKWARD):
+        if not module_hooks.observed(self):
             return self.forward(*args, **kwargs)
-        return module_hooks.call_with_hooks(self, module_hooks.with_global_hooks(hooks), args, kwargs)
+        return module_hooks.call_with_hooks(self, args, kwargs)
 
     # ------------------------------------------------------------------ hooks
     def _hooks(self) -> module_hooks.ModuleHooks:
@@ -77,19 +72,19 @@ class Module(torch.nn.Module):
 
     def register_forward_pre_hook(
         self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
-    ) -> RemovableHandle:
+    ) -> torch.utils.hooks.RemovableHandle:
         """Call ``hook(module, args)`` (``hook(module, args, kwargs)`` with ``with_kwargs``) before
         each ``forward``; a returned value replaces the arguments."""
         module_hooks.check_callable(hook)
-        return module_hooks.register(self._hooks().forward_pre, (hook, with_kwargs), prepend)
+        return super().register_forward_pre_hook(hook, prepend=prepend, with_kwargs=with_kwargs)
 
     def register_forward_hook(
         self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
-    ) -> RemovableHandle:
+    ) -> torch.utils.hooks.RemovableHandle:
         """Call ``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
         ``with_kwargs``) after each ``forward``; a returned value replaces the output."""
         module_hooks.check_callable(hook)
-        return module_hooks.register(self._hooks().forward, (hook, with_kwargs, always_call), prepend)
+        return super().register_forward_hook(hook, prepend=prepend, with_kwargs=with_kwargs, always_call=always_call)
 
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """Call ``hook(module, grad_output)`` when the gradients of the module's outputs are known;

@@ -1,11 +1,15 @@
 """Module hooks: forward pre-hooks, forward hooks, full backward pre-hooks and full backward hooks,
-with PyTorch's arguments, return-value rules and call order.
+with PyTorch's arguments, return-value rules and call order; torch's global module hooks
+(``torch.nn.modules.module.register_module_forward_hook`` and its siblings) run first, as in torch.
 
-Backward hooks work as PyTorch's ``BackwardHook``: the module's tensor inputs pass through one
-identity op and its tensor outputs through another, so backward meets all the outputs' gradients
-at one node (where the pre-hooks run, and may replace them) and all the inputs' gradients at
-another (where the backward hooks run, and may replace them). What the two nodes share holds no
-tensor of the forward, so no hook keeps a graph alive.
+Forward hooks are kept where torch keeps them (``_forward_pre_hooks``, ``_forward_hooks`` and
+their ``with_kwargs``/``always_called`` sets, torch's handles), so torch code that looks there
+finds them (``torch.nn.utils.remove_spectral_norm``, ``prune.remove``). Backward hooks are ours:
+they work as PyTorch's ``BackwardHook``: the module's tensor inputs pass through one identity op
+and its tensor outputs through another, so backward meets all the outputs' gradients at one node
+(where the pre-hooks run, and may replace them) and all the inputs' gradients at another (where
+the backward hooks run, and may replace them). What the two nodes share holds no tensor of the
+forward, so no hook keeps a graph alive.
 """
 
 from __future__ import annotations
@@ -20,57 +24,56 @@ from ..autograd.grad_mode import state
 from ..autograd.hooks import HookList, RemovableHandle
 from ..autograd.tensor import Tensor
 
-
-class ModuleHooks:
-    """The hooks of one module (``Module._module_hooks``, None until the first registration)."""
-
-    __slots__ = ("forward_pre", "forward", "backward_pre", "backward")
-
-    def __init__(self) -> None:
-        self.forward_pre = HookList()  # entries: (hook, with_kwargs)
-        self.forward = HookList()  # entries: (hook, with_kwargs, always_call)
-        self.backward_pre = HookList()
-        self.backward = HookList()
-
-    def __bool__(self) -> bool:
-        return bool(self.forward_pre or self.forward or self.backward_pre or self.backward)
-
-
-# torch's global module hooks (``torch.nn.modules.module.register_module_forward_hook`` and its
-# siblings): dicts torch mutates in place, so these names stay the live ones.
+# torch's global module hooks: dicts torch mutates in place, so these names stay the live ones.
 GLOBAL_FORWARD_PRE = _torch_module._global_forward_pre_hooks
 GLOBAL_FORWARD = _torch_module._global_forward_hooks
 GLOBAL_BACKWARD_PRE = _torch_module._global_backward_pre_hooks
 GLOBAL_BACKWARD = _torch_module._global_backward_hooks
+_GLOBAL_WITH_KWARGS = _torch_module._global_forward_hooks_with_kwargs
+_GLOBAL_ALWAYS_CALLED = _torch_module._global_forward_hooks_always_called
+
+
+class ModuleHooks:
+    """The backward hooks of one module (``Module._module_hooks``, None until the first registration)."""
+
+    __slots__ = ("backward_pre", "backward")
+
+    def __init__(self) -> None:
+        self.backward_pre = HookList()
+        self.backward = HookList()
+
+    def __bool__(self) -> bool:
+        return bool(self.backward_pre or self.backward)
 
 
 def observed(module) -> bool:
     """Whether a call of ``module`` runs hooks (its own or torch's global ones)."""
-    return bool(module._module_hooks or GLOBAL_FORWARD_PRE or GLOBAL_FORWARD or GLOBAL_BACKWARD_PRE or GLOBAL_BACKWARD)
+    return bool(
+        module._module_hooks
+        or module._forward_pre_hooks
+        or module._forward_hooks
+        or GLOBAL_FORWARD_PRE
+        or GLOBAL_FORWARD
+        or GLOBAL_BACKWARD_PRE
+        or GLOBAL_BACKWARD
+    )
 
 
-def with_global_hooks(hooks: ModuleHooks | None) -> ModuleHooks:
-    """A module's hooks after torch's global ones, in torch's order (global hooks run first)."""
-    if not (GLOBAL_FORWARD_PRE or GLOBAL_FORWARD or GLOBAL_BACKWARD_PRE or GLOBAL_BACKWARD):
+def _with_global_backward_hooks(hooks: ModuleHooks | None) -> ModuleHooks | None:
+    """A module's backward hooks after torch's global ones, in torch's order (global hooks run first)."""
+    if not (GLOBAL_BACKWARD_PRE or GLOBAL_BACKWARD):
         return hooks
     if GLOBAL_BACKWARD and _torch_module._global_is_full_backward_hook is False:
         raise RuntimeError(
             "minitorch_rx modules do not support torch's deprecated register_module_backward_hook: "
             "use torch.nn.modules.module.register_module_full_backward_hook"
         )
-    with_kwargs = _torch_module._global_forward_hooks_with_kwargs
-    always = _torch_module._global_forward_hooks_always_called
     merged = ModuleHooks()
-    merged.forward_pre.extend((hook, False) for hook in GLOBAL_FORWARD_PRE.values())
-    merged.forward.extend((hook, key in with_kwargs, key in always) for key, hook in GLOBAL_FORWARD.items())
     merged.backward_pre.extend(GLOBAL_BACKWARD_PRE.values())
     merged.backward.extend(GLOBAL_BACKWARD.values())
     if hooks is not None:
-        for mine, theirs in zip(
-            (merged.forward_pre, merged.forward, merged.backward_pre, merged.backward),
-            (hooks.forward_pre, hooks.forward, hooks.backward_pre, hooks.backward),
-        ):
-            mine.extend(theirs)
+        merged.backward_pre.extend(hooks.backward_pre)
+        merged.backward.extend(hooks.backward)
     return merged
 
 
@@ -82,9 +85,19 @@ def register(hooks: HookList, entry: Any, prepend: bool) -> RemovableHandle:
     return RemovableHandle(hooks, entry)
 
 
-def call_with_hooks(module, hooks: ModuleHooks, args: tuple, kwargs: dict) -> Any:
-    for hook, with_kwargs in list(hooks.forward_pre):
-        if with_kwargs:
+def _forward_hooks(module) -> list[tuple[Callable, bool, bool]]:
+    """The forward hooks in torch's order (global first), each with its with_kwargs and always_call."""
+    with_kwargs, always = module._forward_hooks_with_kwargs, module._forward_hooks_always_called
+    return [
+        (hook, key in with_kwargs or key in _GLOBAL_WITH_KWARGS, key in always or key in _GLOBAL_ALWAYS_CALLED)
+        for key, hook in (*GLOBAL_FORWARD.items(), *module._forward_hooks.items())
+    ]
+
+
+def call_with_hooks(module, args: tuple, kwargs: dict) -> Any:
+    with_kwargs = module._forward_pre_hooks_with_kwargs
+    for key, hook in (*GLOBAL_FORWARD_PRE.items(), *module._forward_pre_hooks.items()):
+        if key in with_kwargs:
             result = hook(module, args, kwargs)
             if result is not None:
                 if not (isinstance(result, tuple) and len(result) == 2):
@@ -97,18 +110,19 @@ def call_with_hooks(module, hooks: ModuleHooks, args: tuple, kwargs: dict) -> An
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
     shared = None
-    if (hooks.backward or hooks.backward_pre) and state.grad_enabled:
+    hooks = _with_global_backward_hooks(module._module_hooks)
+    if hooks and state.grad_enabled:
         shared = _BackwardHookState(module, hooks)
         args = shared.wrap_inputs(args)
     try:
         output = module.forward(*args, **kwargs)
     except BaseException:
-        for hook, with_kwargs, always_call in list(hooks.forward):
+        for hook, hook_with_kwargs, always_call in _forward_hooks(module):
             if always_call:
-                hook(module, args, kwargs, None) if with_kwargs else hook(module, args, None)
+                hook(module, args, kwargs, None) if hook_with_kwargs else hook(module, args, None)
         raise
-    for hook, with_kwargs, _ in list(hooks.forward):
-        result = hook(module, args, kwargs, output) if with_kwargs else hook(module, args, output)
+    for hook, hook_with_kwargs, _ in _forward_hooks(module):
+        result = hook(module, args, kwargs, output) if hook_with_kwargs else hook(module, args, output)
         if result is not None:
             output = result
     if shared is not None:
