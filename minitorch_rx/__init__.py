@@ -445,7 +445,6 @@ from .ops.split import (
     unbind,
 )
 from .ops.statistics import (
-    _weight_norm,
     aminmax,
     corrcoef,
     cov,
@@ -465,7 +464,6 @@ from .ops.statistics import (
     nanmedian,
     nanquantile,
     nansum,
-    norm_except_dim,
     quantile,
     renorm,
     std_mean,

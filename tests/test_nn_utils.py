@@ -181,23 +181,6 @@ def test_norm_except_dim_and_weight_norm_match_torch_with_gradients(dim):
 
 
 @pytest.mark.filterwarnings("ignore:`torch.nn.utils.weight_norm` is deprecated:FutureWarning")
-def test_torch_weight_norm_on_our_conv_trains_as_on_torchs():
-    torch.manual_seed(0)
-    ours, theirs = mt.nn.Conv1d(2, 3, 3).double(), torch.nn.Conv1d(2, 3, 3).double()
-    theirs.load_state_dict(ours.state_dict())
-    ours, theirs = torch.nn.utils.weight_norm(ours), torch.nn.utils.weight_norm(theirs)
-    x = torch.randn(4, 2, 8, dtype=F64)
-    for model, tensor in ((ours, mt.tensor), (theirs, torch.as_tensor)):
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        for _ in range(3):
-            opt.zero_grad()
-            model(tensor(x)).pow(2).mean().backward()
-            opt.step()
-    torch.testing.assert_close(ours.weight_g.detach().torch(), theirs.weight_g.detach())
-    torch.testing.assert_close(ours.weight_v.detach().torch(), theirs.weight_v.detach())
-
-
-@pytest.mark.filterwarnings("ignore:`torch.nn.utils.weight_norm` is deprecated:FutureWarning")
 @pytest.mark.parametrize("reparametrise", ["spectral_norm", "weight_norm", "prune"])
 def test_torch_reparametrisations_under_our_names_train_our_layer_as_torchs(reparametrise):
     import minitorch_rx.nn.utils.prune as prune

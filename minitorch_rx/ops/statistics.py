@@ -1,7 +1,6 @@
 """Reductions and scans beyond ``reduce.py``/``scan.py``: NaN-ignoring reductions, quantiles,
 ``var_mean``/``std_mean``, ``aminmax``, covariance and correlation, differences and trapezoid
-integration, ``renorm``, weight normalisation's ``norm_except_dim``, ``logcumsumexp``,
-``cummax``/``cummin``, histograms (no gradient).
+integration, ``renorm``, ``logcumsumexp``, ``cummax``/``cummin``, histograms (no gradient).
 
 Most are exact compositions of recorded ops; ``logcumsumexp`` and ``cummax``/``cummin`` are
 Functions with PyTorch's backward formulas.
@@ -346,23 +345,6 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     norms = vector_norm(input, p, others, keepdim=True)
     factor = where(_constant(norms._data > maxnorm), maxnorm / (norms + 1e-7), 1.0)
     return mul(input, factor)
-
-
-def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
-    """The ``pow``-norm of ``v`` over every dim but ``dim``, that one kept and the others as size 1
-    (the norm of weight normalisation); ``dim=-1`` means over all of ``v``, as in PyTorch."""
-    v = tensor_arg(v, "norm_except_dim", "v")
-    if dim == -1:
-        return vector_norm(v, pow)
-    dim = normalize_dim(dim, v.dim())
-    return vector_norm(v, pow, tuple(d for d in range(v.dim()) if d != dim), keepdim=True)
-
-
-def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
-    """``v`` rescaled to the norm ``g`` along ``dim`` (``torch._weight_norm``, what
-    ``torch.nn.utils.weight_norm`` and its parametrization compute)."""
-    v = tensor_arg(v, "_weight_norm", "v")
-    return mul(v, tensor_arg(g, "_weight_norm", "g", 2) / norm_except_dim(v, 2, dim))
 
 
 # ------------------------------------------------------------------ scans
