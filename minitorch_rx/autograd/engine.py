@@ -23,7 +23,7 @@ from .grad_mode import state
 from .graph import _NodeRef
 from .hooks import call_hooks, run_output_hooks
 from .node import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Node, accumulator
-from .tensor import Tensor, detach_torch, is_torch_data
+from .tensor import OURS, Tensor, detach_torch, is_torch_data
 
 # References to a gradient inside _accumulate (or _sum) when nobody else holds it: the engine's
 # local (or buffer slot), the argument, and getrefcount's own argument. More means it is shared.
@@ -702,7 +702,7 @@ def _distribute(node: Node, inputs: tuple, out: tuple) -> None:
                 g = g.sum_to_size(shape)
             if g.dtype != dtype:
                 g = g.to(dtype)
-        if isinstance(g, Tensor):  # create_graph: sums are recorded
+        if type(g) in OURS:  # create_graph: sums are recorded
             if nrs is None:
                 parent._grad = g if parent._grad is None else parent._grad + g
             else:

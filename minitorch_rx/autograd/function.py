@@ -20,7 +20,7 @@ from .grad_mode import state
 from .graph import _NodeRef, _remove_dead_node
 from .node import Node, accumulator, pack_saved, pytorch_saved_names
 from .node import next_seq as _next_seq
-from .tensor import Tensor, complex_grad_error
+from .tensor import OURS, Tensor, complex_grad_error
 from .torch_leaves import torch_operands
 
 _new_instance = object.__new__  # an instance without an __init__ call
@@ -163,7 +163,7 @@ class Function:
     def apply(cls, *args: object) -> Tensor | tuple:
         if state._grad_enabled:  # the attribute behind the property: this is every op's path
             for a in args:
-                if isinstance(a, Tensor):
+                if type(a) in OURS:  # isinstance(a, Tensor), see OURS
                     if a._requires_grad:
                         return _record(cls, args)
                 elif isinstance(a, torch.Tensor) and a.requires_grad:
@@ -172,7 +172,7 @@ class Function:
                     return _record(cls, args)
         out = cls.forward(
             _inert(len(args)),
-            *[a._data if isinstance(a, Tensor) else a.detach() if isinstance(a, torch.Tensor) else a for a in args],
+            *[a._data if type(a) in OURS else a.detach() if isinstance(a, torch.Tensor) else a for a in args],
         )
         if type(out) is tuple:
             return tuple(Tensor._make(o, None) if isinstance(o, torch.Tensor) else o for o in out)
@@ -412,7 +412,8 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
     multi_output_input = False
     plain = False  # some argument is not listed
     for a in args:
-        if isinstance(a, Tensor):
+        kind = type(a)
+        if kind in OURS:  # isinstance(a, Tensor), see OURS
             data = a._data
             datas.append(data)
             if a._requires_grad:
@@ -434,7 +435,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
             else:
                 listed.append(False)
                 plain = True
-        elif isinstance(a, torch.Tensor):
+        elif kind is _TORCH_TENSOR or (kind not in _PLAIN_VALUES and isinstance(a, torch.Tensor)):
             if a.requires_grad:  # as a leaf whose gradient goes on into torch
                 return _record(cls, torch_operands(args))
             datas.append(a)
@@ -446,7 +447,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
                 plain = True
         else:
             datas.append(a)
-            if cls._wrapped_scalars and type(a) in _WRAPPED_NUMBERS:  # a number the op wraps into a tensor
+            if cls._wrapped_scalars and kind in _WRAPPED_NUMBERS:  # a number the op wraps into a tensor
                 listed.append(True)
             else:
                 listed.append(False)
@@ -454,7 +455,7 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
         parents.append(None)
         needs.append(False)
     if multi_output_input:  # which output of its node each input is
-        node._input_nrs = tuple(a._out_nr if isinstance(a, Tensor) else 0 for a in args)
+        node._input_nrs = tuple(a._out_nr if type(a) in OURS else 0 for a in args)
     node.needs_input_grad = tuple(needs)
     if plain:
         node._edges = tuple(listed)
@@ -495,6 +496,9 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
 
 
 _WRAPPED_NUMBERS = (int, float, bool, complex)
+#: Argument types that are never a tensor: ``_record`` skips ``isinstance`` for them (see ``OURS``).
+_PLAIN_VALUES = frozenset((type(None), int, float, bool, complex, str, tuple, list, torch.dtype))
+_TORCH_TENSOR = torch.Tensor
 
 
 def _saved_sources(saved: tuple, inputs: list, out) -> tuple:

@@ -15,6 +15,8 @@ import torch
 from .graph import _NodeRef, _remove_dead_node
 from .tensor import Tensor, is_torch_data
 
+_TORCH_TENSOR = torch.Tensor
+
 #: The creation sequence of nodes: backward runs them in its reverse order.
 next_seq = itertools.count().__next__
 
@@ -82,14 +84,14 @@ class Node:
         # while a list per op would stay tracked, and traversed, for as long as the graph lives.
         if len(tensors) == 2:  # binary ops, and unary ones that keep (input, output): no loop
             a, b = tensors
-            self._saved_versions = (
-                a._version if is_torch_data(a) else None,
-                b._version if is_torch_data(b) else None,
+            self._saved_versions = (  # (torch data mostly: its exact type first, no call)
+                a._version if type(a) is _TORCH_TENSOR or is_torch_data(a) else None,
+                b._version if type(b) is _TORCH_TENSOR or is_torch_data(b) else None,
             )
         else:
             versions = []
             for t in tensors:  # a loop, not map() or a comprehension: no Python frame per tensor
-                versions.append(t._version if is_torch_data(t) else None)
+                versions.append(t._version if type(t) is _TORCH_TENSOR or is_torch_data(t) else None)
             self._saved_versions = tuple(versions)
 
     def mark_non_differentiable(self, *outputs: torch.Tensor) -> None:

@@ -22,7 +22,7 @@ import numbers
 
 import torch
 
-from ..autograd.tensor import Tensor, is_torch_data
+from ..autograd.tensor import OURS, Tensor, is_torch_data
 from ..autograd.torch_leaves import torch_operand
 
 
@@ -75,7 +75,7 @@ def tensor_arg(
 ) -> Tensor | None:
     """A tensor argument as an ``mt.Tensor``: a torch.Tensor is wrapped (detached from torch's
     autograd), ``None`` passes where ``optional``, anything else is PyTorch's TypeError."""
-    if isinstance(value, Tensor) or (value is None and optional):
+    if type(value) in OURS or (value is None and optional):  # isinstance(value, Tensor), see OURS
         return value
     if is_torch_data(value):
         return torch_operand(value)
