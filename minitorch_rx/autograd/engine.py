@@ -769,7 +769,7 @@ def _accumulate_into(t: Tensor, g) -> None:
     under ``create_graph`` (``.grad`` keeps its history), in place otherwise. Threads that
     share a leaf (Hogwild) take turns, so no gradient is lost."""
     data = t._data
-    if isinstance(g, Tensor):
+    if type(g) in OURS:  # isinstance(g, Tensor): create_graph
         if g._data.dtype != data.dtype or g._data.device != data.device:
             g = g.to(dtype=data.dtype, device=data.device)
         with _ACCUMULATE_LOCK:
@@ -781,7 +781,11 @@ def _accumulate_into(t: Tensor, g) -> None:
         if t._grad is None:
             if sys.getrefcount(g) > _UNSHARED_REFCOUNT + 1 or g._base is not None:
                 g = g.clone()
-            t._grad = Tensor._make(g, None)
+            # ``g`` is the engine's alone: it becomes the ``.grad`` itself, without an alias (its
+            # ``_data`` is made when first read; optimizers run on the instance, ``grads_of``)
+            g.__class__ = Tensor
+            g.__dict__ = {}
+            t._grad = g
         else:
             t._grad._data.add_(g)
 

@@ -9,7 +9,7 @@ import torch
 
 from ..autograd.tensor import Tensor
 from ..ops.constants import check_number
-from .optimizer import Optimizer, ParamsT, buckets, check_lr, data_of, datas, params_with_grad, scalar_lr
+from .optimizer import Optimizer, ParamsT, buckets, check_lr, data_of, datas, grads_of, kernels_on_ours, scalar_lr
 
 
 class Adam(Optimizer):
@@ -76,19 +76,20 @@ class Adam(Optimizer):
         """Update every parameter that has a ``.grad``; return ``closure()``'s loss if given."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params, grads = params_with_grad(group)
+            params = [p for p in group["params"] if p.grad is not None]
             if not params:
                 continue
-            data = datas(params)
+            data, grads = datas(params), grads_of(params)
             self._init_states(params, group["amsgrad"])
             states = [self._state_for(p, group["amsgrad"]) for p in params]
-            for indices in buckets(data):
-                _adam(
-                    [data[i] for i in indices],
-                    [grads[i] for i in indices],
-                    [states[i] for i in indices],
-                    group,
-                )
+            with kernels_on_ours():
+                for indices in buckets(data):
+                    _adam(
+                        [data[i] for i in indices],
+                        [grads[i] for i in indices],
+                        [states[i] for i in indices],
+                        group,
+                    )
         return loss
 
     def _init_states(self, params: list[Tensor], amsgrad: bool) -> None:

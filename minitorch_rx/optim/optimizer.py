@@ -265,6 +265,17 @@ def datas(tensors: Iterable[torch.Tensor]) -> list[torch.Tensor]:
     return [getattr(t, "_data", t) for t in tensors]
 
 
+def grads_of(params: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The ``.grad`` tensors of ``params`` themselves, for kernels run under ``kernels_on_ours``
+    (to torch, an mt tensor is its own data there): no ``_data`` read, so a gradient the engine
+    gave (``_accumulate_into``) never makes the alias of its own that reading it would."""
+    return [p.grad for p in params]
+
+
+#: Torch's kernels on mt tensors as on their data (no ``__torch_function__``): ``grads_of``'s context.
+kernels_on_ours = torch._C.DisableTorchFunctionSubclass
+
+
 def params_with_grad(group: dict[str, Any]) -> tuple[list[Tensor], list[torch.Tensor]]:
     """The group's parameters that have a ``.grad``, and those grads' torch data."""
     params = [p for p in group["params"] if p.grad is not None]

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from ..ops.constants import check_number
-from .optimizer import Optimizer, ParamsT, buckets, check_lr, datas, params_with_grad, scalar_lr
+from .optimizer import Optimizer, ParamsT, buckets, check_lr, datas, grads_of, kernels_on_ours, scalar_lr
 
 
 class SGD(Optimizer):
@@ -64,19 +64,20 @@ class SGD(Optimizer):
         """Update every parameter that has a ``.grad``; return ``closure()``'s loss if given."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params, grads = params_with_grad(group)
+            params = [p for p in group["params"] if p.grad is not None]
             if not params:
                 continue
-            data = datas(params)
+            data, grads = datas(params), grads_of(params)
             momentum = group["momentum"]
             states = [self.state[p] for p in params] if momentum != 0 else None
-            for indices in buckets(data):
-                _sgd(
-                    [data[i] for i in indices],
-                    [grads[i] for i in indices],
-                    None if states is None else [states[i] for i in indices],
-                    group,
-                )
+            with kernels_on_ours():
+                for indices in buckets(data):
+                    _sgd(
+                        [data[i] for i in indices],
+                        [grads[i] for i in indices],
+                        None if states is None else [states[i] for i in indices],
+                        group,
+                    )
         return loss
 
 
