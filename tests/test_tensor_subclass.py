@@ -115,3 +115,30 @@ def test_a_torch_function_we_cannot_record_still_raises_for_inputs_that_require_
     with pytest.raises(RuntimeError, match="is not differentiable by minitorch_rx yet"):
         torch.Tensor.to_sparse(mt.ones(2, 2, requires_grad=True))
     assert isinstance(torch.Tensor.to_sparse(mt.ones(2, 2)), mt.Tensor)
+
+
+def test_a_fresh_gradient_is_the_grad_itself_and_sgd_updates_through_it_without_an_alias():
+    w = nn.Parameter(mt.tensor([1.0, -2.0, 3.0]))
+    (w * w).sum().backward()
+    g = w.grad
+    assert type(g) is mt.Tensor and "_data" not in vars(g)
+    expected = w._data - 0.1 * 2 * w._data
+    opt = mt.optim.SGD([w], lr=0.1, momentum=0.9)
+    opt.step()
+    assert "_data" not in vars(g)  # the step ran on the instance itself
+    assert type(opt.state[w]["momentum_buffer"]) is torch.Tensor
+    torch.testing.assert_close(w._data, expected)
+    (w * w).sum().backward()  # accumulates into the same .grad, through its (now made) data
+    assert w.grad is g and type(g._data) is torch.Tensor and g._data.data_ptr() == _as_torch_sees(g)[2]
+    torch.testing.assert_close(g._data, 2 * torch.tensor([1.0, -2.0, 3.0]) + 2 * expected)
+
+
+def test_a_subclass_of_ours_counts_as_ours_on_the_op_paths():
+    class Tagged(mt.Tensor):
+        pass
+
+    x = Tagged(torch.ones(2, 3), requires_grad=True)
+    assert Tagged in mt.autograd.tensor.OURS and not mt.autograd.tensor.is_torch_data(x)
+    out = mt.nn.functional.linear(x, nn.Parameter(mt.ones(4, 3)))
+    out.sum().backward()
+    assert out.grad_fn is not None and x.grad.tolist() == [[4.0] * 3] * 2

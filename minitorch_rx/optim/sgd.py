@@ -99,7 +99,8 @@ def _sgd(params: list[torch.Tensor], grads: list[torch.Tensor], states: list[dic
         else:
             for i, (state, grad) in enumerate(zip(states, grads, strict=True)):
                 if bufs[i] is None:
-                    bufs[i] = state["momentum_buffer"] = grad.clone()
+                    # torch.clone, not grad.clone(): grad may be an mt tensor (grads_of), whose method is ours
+                    bufs[i] = state["momentum_buffer"] = torch.clone(grad)
                 else:
                     bufs[i].mul_(momentum).add_(grad, alpha=1 - group["dampening"])
         # Out of place: ``grads`` may still be the parameters' own .grad tensors.
