@@ -210,3 +210,19 @@ def test_bad_modes_raise_type_errors_and_change_nothing(call, message):
     with pytest.raises(TypeError, match=re.escape(message)):
         call()
     assert mt.is_grad_enabled()
+
+
+def test_torchs_grad_mode_turns_our_recording_off_as_the_one_mode_of_pytorch():
+    p, w = mt.nn.Parameter(mt.ones(3)), mt.randn(3, 3, requires_grad=True)
+    for context in (torch.no_grad, lambda: torch.set_grad_enabled(False), torch.inference_mode):
+        with context():
+            assert not mt.is_grad_enabled()
+            outs = [p * 2, 2 * p, p + p, p.sin(), p @ w, mt.nn.functional.linear(p, w), p.exp().sum(), p[1:]]
+            assert not any(t.requires_grad or t.grad_fn is not None for t in outs)
+            with torch.enable_grad():
+                assert (p * 2).grad_fn is not None
+    y = p * 2
+    assert mt.is_grad_enabled() and y.grad_fn is not None
+    with torch.no_grad():
+        z = y * 3  # a recorded input: still nothing recorded
+    assert z.grad_fn is None and not z.requires_grad

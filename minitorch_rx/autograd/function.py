@@ -14,6 +14,7 @@ import types
 from collections.abc import Callable
 
 import torch
+from torch._C import is_grad_enabled as _torch_grad_enabled
 
 from . import graph as _graph
 from .grad_mode import state
@@ -161,7 +162,9 @@ class Function:
 
     @classmethod
     def apply(cls, *args: object) -> Tensor | tuple:
-        if state._grad_enabled:  # the attribute behind the property: this is every op's path
+        # the attribute behind the property, and torch's mode (a library's ``torch.no_grad()``):
+        # this is every op's path
+        if state._grad_enabled and _torch_grad_enabled():
             for a in args:
                 if type(a) in OURS:  # isinstance(a, Tensor), see OURS
                     if a._requires_grad:
@@ -184,7 +187,7 @@ class Function:
         (Python values or constants that never require grad and never broadcast ``x``); single
         output. The hot path of unary ops and of ops with a scalar operand."""
         graph = state.recording
-        if graph is None or type(x) is not Tensor or not x._requires_grad:
+        if graph is None or type(x) is not Tensor or not x._requires_grad or not _torch_grad_enabled():
             return _apply1_general(cls, x, params)
         rxgraph = graph._rx
         node = cls._node_cls()
@@ -248,7 +251,7 @@ class ConstantOp(Function):
     @classmethod
     def apply(cls, x: Tensor, constant: torch.Tensor) -> Tensor:
         graph = state.recording
-        if graph is None or type(x) is not Tensor or not x._requires_grad:
+        if graph is None or type(x) is not Tensor or not x._requires_grad or not _torch_grad_enabled():
             return _apply1_general(cls, x, (constant,))
         parent = x._node
         rxgraph = graph._rx
@@ -307,6 +310,7 @@ class ConstantOp(Function):
                     and type(self) is Tensor
                     and self._requires_grad
                     and (parent is None or parent._n_outputs == 1)
+                    and _torch_grad_enabled()
                 ):
                     with _kernels_on_ours():
                         table = get(_dtype(self))
@@ -382,7 +386,7 @@ def _apply1_general(cls: type[Function], x: Tensor, params: tuple) -> Tensor:
     that needs no gradient, or a Tensor subclass."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{cls.__name__}: expected a Tensor, got {type(x).__name__}")
-    if x._requires_grad and state.grad_enabled:
+    if x._requires_grad and state.grad_enabled and _torch_grad_enabled():
         return _record(cls, (x, *params))
     return Tensor._make(cls.forward(_inert(len(params) + 1), x._data, *params), None)
 

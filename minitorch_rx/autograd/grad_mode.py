@@ -9,6 +9,8 @@ import threading
 import warnings
 from collections.abc import Callable
 
+import torch
+
 
 class _State(threading.local):
     """Per-thread engine state, read by every op.
@@ -81,8 +83,10 @@ state = _State()
 
 
 def is_grad_enabled() -> bool:
-    """Whether ops record into the graph in this thread."""
-    return state.grad_enabled
+    """Whether ops record into the graph in this thread: our mode and torch's both on (a library's
+    ``torch.no_grad()`` or ``torch.set_grad_enabled(False)`` turns our recording off too, as the
+    one mode of PyTorch)."""
+    return state.grad_enabled and torch.is_grad_enabled()
 
 
 class _DecoratorContextManager:

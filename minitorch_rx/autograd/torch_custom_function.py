@@ -17,7 +17,7 @@ import inspect
 import torch
 
 from .function import Function
-from .grad_mode import state
+from .grad_mode import is_grad_enabled
 from .torch_function import _requires_grad
 
 _THEIRS = torch.autograd.Function.__dict__["apply"]  # a classmethod descriptor of torch._C
@@ -58,7 +58,7 @@ def _ours(torch_function: type) -> type[Function]:
 
 
 def _apply(cls: type, *args: object, **kwargs: object):
-    if not (state.grad_enabled and _requires_grad((args, kwargs))):
+    if not (is_grad_enabled() and _requires_grad((args, kwargs))):
         return _THEIRS.__get__(None, cls)(*args, **kwargs)
     if kwargs:  # as torch binds them: by forward's signature, its defaults filled in
         ctx = () if _has_setup_context(cls) else (None,)

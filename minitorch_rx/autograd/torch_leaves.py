@@ -14,7 +14,7 @@ from functools import partial
 
 import torch
 
-from .grad_mode import state
+from .grad_mode import is_grad_enabled
 from .graph import current_graph
 from .tensor import Tensor
 
@@ -24,7 +24,7 @@ def torch_operand(data: torch.Tensor) -> Tensor:
     if not data.requires_grad:
         return Tensor._make(data, None)
     leaf = Tensor._make(data.detach(), None)
-    if state.grad_enabled:
+    if is_grad_enabled():
         from .node import accumulator
 
         leaf._requires_grad = True

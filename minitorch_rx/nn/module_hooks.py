@@ -20,7 +20,7 @@ from typing import Any
 from torch.nn.modules import module as _torch_module
 
 from ..autograd.function import Function
-from ..autograd.grad_mode import state
+from ..autograd.grad_mode import is_grad_enabled, state
 from ..autograd.hooks import HookList, RemovableHandle
 from ..autograd.tensor import Tensor
 
@@ -111,7 +111,7 @@ def call_with_hooks(module, args: tuple, kwargs: dict) -> Any:
                 args = result if isinstance(result, tuple) else (result,)
     shared = None
     hooks = _with_global_backward_hooks(module._module_hooks)
-    if hooks and state.grad_enabled:
+    if hooks and is_grad_enabled():
         shared = _BackwardHookState(module, hooks)
         args = shared.wrap_inputs(args)
     try:
