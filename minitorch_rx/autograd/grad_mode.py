@@ -171,15 +171,27 @@ class _NoParameterContextManager(_DecoratorContextManager):
         return cls()(fn)
 
 
+def _set_both(enabled: bool) -> tuple[bool, bool]:
+    """Set our grad mode and torch's (one mode, as PyTorch has) to ``enabled``; return both before."""
+    previous = state.grad_enabled, torch.is_grad_enabled()
+    state.grad_enabled = enabled
+    torch._C._set_grad_enabled(enabled)
+    return previous
+
+
+def _restore_both(previous: tuple[bool, bool]) -> None:
+    state.grad_enabled = previous[0]
+    torch._C._set_grad_enabled(previous[1])
+
+
 class _SetGrad(_NoParameterContextManager):
     enabled: bool
 
     def __enter__(self) -> None:
-        self._previous = state.grad_enabled
-        state.grad_enabled = self.enabled
+        self._previous = _set_both(self.enabled)
 
     def __exit__(self, *exc: object) -> None:
-        state.grad_enabled = self._previous
+        _restore_both(self._previous)
 
 
 class no_grad(_SetGrad):
@@ -206,18 +218,17 @@ class set_grad_enabled(_DecoratorContextManager):
                 f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not {type(mode).__name__}"
             )
         self.mode = mode
-        self._previous = state.grad_enabled
-        state.grad_enabled = mode
+        self._previous = _set_both(mode)
 
     def __call__(self, fn: Callable) -> Callable:
-        state.grad_enabled = self._previous
+        _restore_both(self._previous)
         return super().__call__(fn)
 
     def __enter__(self) -> None:
-        state.grad_enabled = self.mode
+        _set_both(self.mode)
 
     def __exit__(self, *exc: object) -> None:
-        state.grad_enabled = self._previous
+        _restore_both(self._previous)
 
     def clone(self) -> set_grad_enabled:
         return type(self)(self.mode)
@@ -243,11 +254,10 @@ class inference_mode(_DecoratorContextManager):
         self.mode = mode
 
     def __enter__(self) -> None:
-        self._previous = state.grad_enabled
-        state.grad_enabled = not self.mode
+        self._previous = _set_both(not self.mode)
 
     def __exit__(self, *exc: object) -> None:
-        state.grad_enabled = self._previous
+        _restore_both(self._previous)
 
     def clone(self) -> inference_mode:
         return type(self)(self.mode)
