@@ -52,6 +52,8 @@ ACCEPTED = {
     ("nn.functional.triplet_margin_loss", ""): "clamp where PyTorch records clamp_min",
     ("nn.functional.unfold", ""): "UnfoldBackward0 where PyTorch names the kernel Im2Col",
     ("nn.functional.scaled_dot_product_attention", ""): ONE_NODE + " (PyTorch's CPU kernel and views)",
+    ("nn.functional.multi_head_attention_forward", ""): "its output projection is one LinearBackward0, as"
+    " nn.functional.linear's (the weight an input, not its transpose)",
     ("nn.functional.rrelu", ""): "one node for rrelu's training form; PyTorch's kernel takes the noise tensor",
     ("nn.functional.prelu", ""): "PReLUBackward0 where PyTorch names its kernel PreluKernel",
     ("nn.functional.softshrink", ""): "one Shrink Function for softshrink and hardshrink",
