@@ -356,9 +356,7 @@ def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture,
         if capture_nodes is not None:
             order, dropped = _on_paths_to(order, capture_nodes)
         previous_mode, previous_differentiating = state.grad_enabled, state.differentiating
-        previous_torch_mode = torch.is_grad_enabled()
-        state.grad_enabled = create_graph
-        torch._C._set_grad_enabled(create_graph)  # the one grad mode, as PyTorch's engine sets it
+        state.grad_enabled = create_graph  # torch's mode, as PyTorch's engine sets it
         state.differentiating = create_graph
         state.backward_depth += 1
         released: list[Node] = []
@@ -376,7 +374,6 @@ def run(roots: list[tuple[Node, int]], grads: list, retain_graph: bool, capture,
         finally:
             state.backward_depth -= 1
             state.grad_enabled = previous_mode
-            torch._C._set_grad_enabled(previous_torch_mode)
             state.differentiating = previous_differentiating
             for node in dropped:  # gradients that reached nodes off the paths to the inputs
                 node._grad = None if node._n_outputs == 1 else [None] * node._n_outputs

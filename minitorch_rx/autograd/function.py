@@ -162,9 +162,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args: object) -> Tensor | tuple:
-        # the attribute behind the property, and torch's mode (a library's ``torch.no_grad()``):
-        # this is every op's path
-        if state._grad_enabled and _torch_grad_enabled():
+        if _torch_grad_enabled():  # the grad mode (torch's, the one mode): every op's path
             for a in args:
                 if type(a) in OURS:  # isinstance(a, Tensor), see OURS
                     if a._requires_grad:
@@ -386,7 +384,7 @@ def _apply1_general(cls: type[Function], x: Tensor, params: tuple) -> Tensor:
     that needs no gradient, or a Tensor subclass."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{cls.__name__}: expected a Tensor, got {type(x).__name__}")
-    if x._requires_grad and state.grad_enabled and _torch_grad_enabled():
+    if x._requires_grad and _torch_grad_enabled():
         return _record(cls, (x, *params))
     return Tensor._make(cls.forward(_inert(len(params) + 1), x._data, *params), None)
 

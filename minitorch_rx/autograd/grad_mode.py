@@ -15,14 +15,15 @@ import torch
 class _State(threading.local):
     """Per-thread engine state, read by every op.
 
-    ``recording`` is what an op's hot path reads, once: the Graph to record into when grad mode
-    is on, anomaly detection off and no observer (``autograd/observe.py``: the profiler, a
-    detailed Graph) watches, else None (ops then take the general path, which checks the mode,
-    keeps anomaly traces and is the one observers see). It follows the settings through their setters.
+    ``recording`` is what an op's hot path reads, once: the Graph to record into when anomaly
+    detection is off and no observer (``autograd/observe.py``: the profiler, a detailed Graph)
+    watches, else None (ops then take the general path, which keeps anomaly traces and is the one
+    observers see). It follows the settings through their setters. Grad mode is torch's own
+    (thread-local too): PyTorch has one mode, so ``torch.no_grad()`` in a library and our
+    ``no_grad()`` are the same switch, and every op reads it.
     """
 
     def __init__(self) -> None:
-        self._grad_enabled = True
         self._anomaly = False
         self._graph = None  # the Graph ops record into; set lazily by autograd.graph
         self._observers: tuple = ()
@@ -40,7 +41,7 @@ class _State(threading.local):
 
     def _refresh(self) -> None:
         watched = self._anomaly or self._observers or self.saved_tensors_hooks
-        self.recording = self._graph if self._grad_enabled and not watched else None
+        self.recording = None if watched else self._graph
 
     @property
     def observers(self) -> tuple:
@@ -53,12 +54,11 @@ class _State(threading.local):
 
     @property
     def grad_enabled(self) -> bool:
-        return self._grad_enabled
+        return torch.is_grad_enabled()
 
     @grad_enabled.setter
     def grad_enabled(self, enabled: bool) -> None:
-        self._grad_enabled = enabled
-        self._refresh()
+        torch._C._set_grad_enabled(enabled)
 
     @property
     def anomaly(self) -> bool:
@@ -83,10 +83,9 @@ state = _State()
 
 
 def is_grad_enabled() -> bool:
-    """Whether ops record into the graph in this thread: our mode and torch's both on (a library's
-    ``torch.no_grad()`` or ``torch.set_grad_enabled(False)`` turns our recording off too, as the
-    one mode of PyTorch)."""
-    return state.grad_enabled and torch.is_grad_enabled()
+    """Whether ops record into the graph in this thread: torch's grad mode, the one mode (a
+    library's ``torch.no_grad()`` turns our recording off too)."""
+    return torch.is_grad_enabled()
 
 
 class _DecoratorContextManager:
@@ -171,27 +170,15 @@ class _NoParameterContextManager(_DecoratorContextManager):
         return cls()(fn)
 
 
-def _set_both(enabled: bool) -> tuple[bool, bool]:
-    """Set our grad mode and torch's (one mode, as PyTorch has) to ``enabled``; return both before."""
-    previous = state.grad_enabled, torch.is_grad_enabled()
-    state.grad_enabled = enabled
-    torch._C._set_grad_enabled(enabled)
-    return previous
-
-
-def _restore_both(previous: tuple[bool, bool]) -> None:
-    state.grad_enabled = previous[0]
-    torch._C._set_grad_enabled(previous[1])
-
-
 class _SetGrad(_NoParameterContextManager):
     enabled: bool
 
     def __enter__(self) -> None:
-        self._previous = _set_both(self.enabled)
+        self._previous = state.grad_enabled
+        state.grad_enabled = self.enabled
 
     def __exit__(self, *exc: object) -> None:
-        _restore_both(self._previous)
+        state.grad_enabled = self._previous
 
 
 class no_grad(_SetGrad):
@@ -218,17 +205,18 @@ class set_grad_enabled(_DecoratorContextManager):
                 f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not {type(mode).__name__}"
             )
         self.mode = mode
-        self._previous = _set_both(mode)
+        self._previous = state.grad_enabled
+        state.grad_enabled = mode
 
     def __call__(self, fn: Callable) -> Callable:
-        _restore_both(self._previous)
+        state.grad_enabled = self._previous
         return super().__call__(fn)
 
     def __enter__(self) -> None:
-        _set_both(self.mode)
+        state.grad_enabled = self.mode
 
     def __exit__(self, *exc: object) -> None:
-        _restore_both(self._previous)
+        state.grad_enabled = self._previous
 
     def clone(self) -> set_grad_enabled:
         return type(self)(self.mode)
@@ -254,10 +242,11 @@ class inference_mode(_DecoratorContextManager):
         self.mode = mode
 
     def __enter__(self) -> None:
-        self._previous = _set_both(not self.mode)
+        self._previous = state.grad_enabled
+        state.grad_enabled = not self.mode
 
     def __exit__(self, *exc: object) -> None:
-        _restore_both(self._previous)
+        state.grad_enabled = self._previous
 
     def clone(self) -> inference_mode:
         return type(self)(self.mode)

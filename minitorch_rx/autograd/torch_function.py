@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import torch
 
-from .grad_mode import no_grad, state
+from .grad_mode import state
 
 #: torch function -> the minitorch_rx function that computes it with recording.
 RECORDED: dict[Callable, Callable] = {}
@@ -45,11 +45,6 @@ def recorded_equivalent(*torch_functions: Callable) -> Callable:
 def dispatch(func: Callable, args: tuple, kwargs: dict):
     if state.differentiating:
         return _dispatch_differentiating(func, args, kwargs)
-    if state.grad_enabled and not torch.is_grad_enabled():
-        # Under torch.no_grad() or torch.inference_mode() (a library's own code, torch.nn.init's
-        # fills) torch records nothing, and neither do we.
-        with no_grad():
-            return dispatch(func, args, kwargs)
     Tensor = _tensor_class()
     if args and isinstance(args[0], torch.Tensor) and not isinstance(args[0], Tensor):
         if func in _OPERATORS:  # torch_tensor * mt_tensor, torch_tensor.mul(mt_tensor): recorded

@@ -35,7 +35,7 @@ OVERLAP_MESSAGE = (
 
 
 def _recording(target: Tensor, args: tuple) -> bool:
-    if not state.grad_enabled or not torch.is_grad_enabled():  # torch.no_grad(): torch.nn.init's fills
+    if not state.grad_enabled:  # torch.no_grad(): torch.nn.init's fills
         return False
     base = _view_base(target)
     if base is not None and base._requires_grad and base._node is None:

@@ -155,12 +155,7 @@ def writes_out(
             if outs is None or not all(isinstance(o, Tensor) for o in outs):
                 raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
             refused, dtypes = rules_for(*args, **kwargs) if rules_for is not None else (refuse, dtype)
-            if (
-                refused is not None
-                and state.grad_enabled
-                and torch.is_grad_enabled()
-                and _requires_grad((*args, *kwargs.values(), *outs))
-            ):
+            if refused is not None and state.grad_enabled and _requires_grad((*args, *kwargs.values(), *outs)):
                 raise RuntimeError(
                     f"{refused}(): functions with out=... arguments don't support automatic differentiation, "
                     "but one of the arguments requires grad."
@@ -247,7 +242,7 @@ def with_torch_out(fn: Callable, torch_fn: Callable) -> Callable:
     def with_out(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
-        if state.grad_enabled and torch.is_grad_enabled() and _requires_grad((*args, *kwargs.values(), out)):
+        if state.grad_enabled and _requires_grad((*args, *kwargs.values(), out)):
             raise RuntimeError(
                 f"{torch_fn.__name__}(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad."
