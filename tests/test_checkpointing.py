@@ -112,3 +112,17 @@ def test_a_recomputation_that_saves_differently_is_refused():
     out = checkpoint(unsteady, x)
     with pytest.raises(CheckpointError, match="A different number of tensors was saved"):
         out.sum().backward()
+
+
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_torchs_checkpoint_on_our_tensors_gives_the_plain_gradients(use_reentrant):
+    layer = mt.nn.Linear(3, 3).double()
+    x = mt.randn(2, 3, dtype=mt.float64, requires_grad=True)
+    out = torch.utils.checkpoint.checkpoint(lambda t: layer(t).tanh(), x, use_reentrant=use_reentrant)
+    out.square().sum().backward()
+    grads = x.grad.torch().clone(), layer.weight.grad.torch().clone()
+    x.grad = None
+    layer.zero_grad()
+    layer(x).tanh().square().sum().backward()
+    torch.testing.assert_close(grads[0], x.grad.torch())
+    torch.testing.assert_close(grads[1], layer.weight.grad.torch())

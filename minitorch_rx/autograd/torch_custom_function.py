@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 
 import torch
+from torch.utils.checkpoint import CheckpointFunction
 
 from .function import Function
 from .grad_mode import is_grad_enabled
@@ -60,6 +61,14 @@ def _ours(torch_function: type) -> type[Function]:
 def _apply(cls: type, *args: object, **kwargs: object):
     if not (is_grad_enabled() and _requires_grad((args, kwargs))):
         return _THEIRS.__get__(None, cls)(*args, **kwargs)
+    if cls is CheckpointFunction:
+        # torch.utils.checkpoint's reentrant form: its backward re-runs the function on inputs it
+        # detaches from ctx.saved_tensors, which here hold torch data that requires no grad, so the
+        # inputs would get no gradient. Ours recomputes as it does, with PyTorch's reentrant rules.
+        from ..utils.checkpoint import checkpoint
+
+        function, preserve_rng_state, *inputs = args
+        return checkpoint(function, *inputs, use_reentrant=True, preserve_rng_state=preserve_rng_state)
     if kwargs:  # as torch binds them: by forward's signature, its defaults filled in
         ctx = () if _has_setup_context(cls) else (None,)
         bound = inspect.signature(cls.forward).bind(*ctx, *args, **kwargs)
