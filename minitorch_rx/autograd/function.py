@@ -21,7 +21,7 @@ from .grad_mode import state
 from .graph import _NodeRef, _remove_dead_node
 from .node import Node, accumulator, pack_saved, pytorch_saved_names
 from .node import next_seq as _next_seq
-from .tensor import OURS, Tensor, complex_grad_error
+from .tensor import _TORCH_TENSOR, OURS, Tensor, complex_grad_error
 from .torch_leaves import torch_operands
 
 _new_instance = object.__new__  # an instance without an __init__ call
@@ -500,7 +500,6 @@ def _record(cls: type[Function], args: tuple) -> Tensor | tuple:
 _WRAPPED_NUMBERS = (int, float, bool, complex)
 #: Argument types that are never a tensor: ``_record`` skips ``isinstance`` for them (see ``OURS``).
 _PLAIN_VALUES = frozenset((type(None), int, float, bool, complex, str, tuple, list, torch.dtype))
-_TORCH_TENSOR = torch.Tensor
 
 
 def _saved_sources(saved: tuple, inputs: list, out) -> tuple:

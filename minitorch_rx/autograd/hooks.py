@@ -16,6 +16,14 @@ from collections.abc import Callable
 import torch
 
 
+def new_args_and_kwargs(result: object, hook_kind: str) -> tuple[tuple, dict]:
+    """What a hook called with ``(args, kwargs)`` returned to replace them (a forward pre-hook
+    ``with_kwargs``, an optimizer's step pre-hook): a pair, or PyTorch's RuntimeError."""
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise RuntimeError(f"{hook_kind} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+    return result
+
+
 class RemovableHandle:
     """Returned by every hook registration; ``remove()`` takes the hook out again (also as a context)."""
 

@@ -13,9 +13,7 @@ from collections.abc import Callable
 import torch
 
 from .graph import _NodeRef, _remove_dead_node
-from .tensor import Tensor, is_torch_data
-
-_TORCH_TENSOR = torch.Tensor
+from .tensor import _TORCH_TENSOR, Tensor, is_torch_data
 
 #: The creation sequence of nodes: backward runs them in its reverse order.
 next_seq = itertools.count().__next__

@@ -21,7 +21,7 @@ from torch.nn.modules import module as _torch_module
 
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled, state
-from ..autograd.hooks import HookList, RemovableHandle
+from ..autograd.hooks import HookList, RemovableHandle, new_args_and_kwargs
 from ..autograd.tensor import Tensor
 
 # torch's global module hooks: dicts torch mutates in place, so these names stay the live ones.
@@ -100,11 +100,7 @@ def call_with_hooks(module, args: tuple, kwargs: dict) -> Any:
         if key in with_kwargs:
             result = hook(module, args, kwargs)
             if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(
-                        f"forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got {result}."
-                    )
-                args, kwargs = result
+                args, kwargs = new_args_and_kwargs(result, "forward pre-hook")
         else:
             result = hook(module, args)
             if result is not None:

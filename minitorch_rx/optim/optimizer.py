@@ -19,6 +19,7 @@ from torch.optim.optimizer import _global_optimizer_post_hooks as _global_post_h
 from torch.optim.optimizer import _global_optimizer_pre_hooks as _global_pre_hooks
 
 from ..autograd.grad_mode import enable_grad
+from ..autograd.hooks import new_args_and_kwargs
 from ..autograd.tensor import Tensor, is_torch_data
 
 ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
@@ -56,11 +57,7 @@ def _mark_called(step: Callable) -> Callable:
             for hook in itertools.chain(_global_pre_hooks.values(), pre.values()):
                 result = hook(self, args, kwargs)
                 if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError(
-                            f"{step} must return None or a tuple of (new_args, new_kwargs), but got {result}."
-                        )
-                    args, kwargs = result
+                    args, kwargs = new_args_and_kwargs(result, str(step))
         # torch.no_grad() without its context-manager objects (a few us per step on a small model)
         previous = torch.is_grad_enabled()
         torch._C._set_grad_enabled(False)
