@@ -207,3 +207,12 @@ def test_torch_reparametrisations_under_our_names_train_our_layer_as_torchs(repa
     if reparametrise != "prune":
         getattr(mt.nn.utils, f"remove_{reparametrise}")(ours)
         assert isinstance(ours.weight, torch.nn.Parameter)
+
+
+@pytest.mark.parametrize("dim", [0, 2, -1])
+def test_weight_norm_second_derivatives_pass_gradgradcheck(dim):
+    torch.manual_seed(0)
+    v = mt.tensor(torch.randn(2, 3, 4, dtype=F64), requires_grad=True)
+    g = mt.tensor(torch.rand_like(torch.norm_except_dim(v.torch(), 2, dim)) + 0.5, requires_grad=True)
+    assert mt.autograd.gradgradcheck(lambda a, b: mt._weight_norm(a, b, dim), (v, g))
+    assert mt.autograd.gradgradcheck(lambda a: mt.norm_except_dim(a, 2, dim), (v,))
